@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "garaged",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "garaged", targets: ["garaged"]),
+        .executable(name: "garage-pins", targets: ["garage-pins"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure logic: codec, PIN table, door state machine, throttle. No hardware, no sockets.
+        .target(name: "DoorCore"),
+        // libgpiod headers and link flags; PKG_CONFIG_PATH picks v1 or v2.
+        .systemLibrary(
+            name: "CGpiod",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        // A tiny version-neutral C API over libgpiod v1 and v2.
+        .target(name: "CGpio", dependencies: ["CGpiod"]),
+        .executableTarget(
+            name: "garaged",
+            dependencies: [
+                "DoorCore", "CGpio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "garage-pins",
+            dependencies: [
+                "DoorCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "DoorCoreTests", dependencies: ["DoorCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["DoorCore"]),
+    ]
+)
