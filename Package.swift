@@ -22,10 +22,12 @@ let package = Package(
         ),
         // A tiny version-neutral C API over libgpiod v1 and v2.
         .target(name: "CGpio", dependencies: ["CGpiod"]),
+        // Linux calls Swift's Glibc module hides behind _GNU_SOURCE (ppoll, accept4, eventfd).
+        .target(name: "CLinux"),
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "CGpio",
+                "DoorCore", "CGpio", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

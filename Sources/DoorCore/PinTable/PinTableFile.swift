@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The table on disk. Saves are crash-safe: the new image goes to a temporary file in the same
+/// directory, is fsynced, renamed over the old one, and the directory is fsynced, so a power
+/// cut leaves either the old table or the new one, never a torn one.
+public struct PinTableFile: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// What to tell the owner when the table cannot be used.
+    public var fixHint: String {
+        "restore \(path) from a backup, or create a new table with `garage-pins init --pins \(path) --master PIN --force` (this forgets every PIN)"
+    }
+
+    public func load() throws(TableFileError) -> PinTable {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ENOENT {
+                throw .missing(path: path, hint: "create one with `garage-pins init --pins \(path) --master PIN`")
+            }
+            throw .io(path: path, action: "open", errno: e)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: EEPROMLayout.size + 1)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, action: "read", errno: errno)
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            if bytes.count > EEPROMLayout.size { break }  // too long: no need to read it all
+        }
+        do {
+            return try EEPROMLayout.decode(bytes)
+        } catch {
+            throw .corrupt(path: path, reason: error, hint: fixHint)
+        }
+    }
+
+    /// Writes `table` crash-safely with mode 0600.
+    public func save(_ table: PinTable) throws(TableFileError) {
+        let bytes = EEPROMLayout.encode(table)
+        let dir = PinTableFile.directory(of: path)
+        var template = Array("\(path).tmp.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .io(path: dir, action: "create a temporary file in", errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let tmp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var ok = false
+        defer {
+            if !ok { unlink(tmp) }
+        }
+        fchmod(fd, 0o600)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(fd)
+                throw .io(path: tmp, action: "write", errno: e)
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let e = errno
+            close(fd)
+            throw .io(path: tmp, action: "fsync", errno: e)
+        }
+        close(fd)
+        guard rename(tmp, path) == 0 else { throw .io(path: path, action: "replace", errno: errno) }
+        ok = true
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    /// Creates a new table; an existing file is kept unless `force`.
+    public func create(_ table: PinTable, force: Bool) throws(TableFileError) {
+        if !force, access(path, F_OK) == 0 {
+            throw .exists(path: path)
+        }
+        try save(table)
+    }
+
+    /// The folder a file lives in ("." for a bare name), for fsync and temporary files.
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// Why the table file could not be used; each message names the file and what to do.
+public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missing(path: String, hint: String)
+    case exists(path: String)
+    case corrupt(path: String, reason: PinTableError, hint: String)
+    case io(path: String, action: String, errno: Int32)
+    case locked(path: String, holder: Int32?)
+
+    public var description: String {
+        switch self {
+        case .missing(let path, let hint):
+            return "PIN table \(path) does not exist; \(hint)"
+        case .exists(let path):
+            return "PIN table \(path) already exists; add --force to replace it (this forgets every PIN in it)"
+        case .corrupt(let path, let reason, let hint):
+            return "PIN table \(path) is not a valid table: \(reason); \(hint)"
+        case .io(let path, let action, let e):
+            return "cannot \(action) \(path): \(String(cString: strerror(e)))"
+        case .locked(let path, let holder):
+            let who = holder.map { "process \($0)" } ?? "another process"
+            return "PIN table \(path) is in use by \(who) (a running garaged?); stop it first, or talk to it through its socket"
+        }
+    }
+}

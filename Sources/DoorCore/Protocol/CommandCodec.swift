@@ -1,0 +1,67 @@
+/// Bytes in, command or specific error out: the parsing half of the book's rxCallback.
+///
+/// A request is `<PIN><letter><arguments>`. Indexes are one raw byte 0x01-0x2F (what the
+/// book's app sends) or 1-3 ASCII decimal digits; the two never overlap because digits are
+/// 0x30-0x39. Range checks against the table are the controller's job: the codec only knows
+/// the shape.
+public enum CommandCodec {
+    /// The longest request of any shape (`E` + 3-digit index + PIN); used by transports to cap lines.
+    public static let maxRequestLength = PIN.length + 1 + 3 + PIN.length
+
+    public static func decode<C: Collection>(_ input: C) -> Result<Request, ErrorCode>
+    where C.Element == UInt8 {
+        let bytes = Array(input)
+        guard bytes.count > PIN.length, let pin = PIN(bytes: bytes.prefix(PIN.length)) else {
+            return .failure(.format)
+        }
+        let letter = bytes[PIN.length]
+        let args = Array(bytes[(PIN.length + 1)...])
+        let command: Command?
+        switch letter {
+        case UInt8(ascii: "O"):
+            switch args {
+            case Array("=1".utf8): command = .open
+            case Array("=0".utf8): command = .close
+            default: command = nil
+            }
+        case UInt8(ascii: "S"): command = args.isEmpty ? .status : nil
+        case UInt8(ascii: "P"): command = args.isEmpty ? .list : nil
+        case UInt8(ascii: "A"): command = PIN(bytes: args).map(Command.add)
+        case UInt8(ascii: "E"):
+            guard args.count > PIN.length, let newPIN = PIN(bytes: args.suffix(PIN.length)),
+                  let slot = decodeIndex(args.dropLast(PIN.length)) else { return .failure(.format) }
+            command = .edit(slot: slot, pin: newPIN)
+        case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
+        default: return .failure(.command)
+        }
+        guard let command else { return .failure(.format) }
+        return .success(Request(pin: pin, command: command))
+    }
+
+    /// One raw byte 0x01-0x2F, or 1-3 ASCII digits; nil for anything else.
+    static func decodeIndex<C: Collection>(_ bytes: C) -> Int? where C.Element == UInt8 {
+        if bytes.count == 1, let b = bytes.first, b >= 0x01, b <= 0x2F { return Int(b) }
+        guard (1...3).contains(bytes.count) else { return nil }
+        var value = 0
+        for b in bytes {
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(b - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// The request bytes a client sends: the inverse of `decode` (indexes as ASCII digits).
+    public static func encode(_ request: Request) -> [UInt8] {
+        var out = request.pin.bytes
+        switch request.command {
+        case .open: out += Array("O=1".utf8)
+        case .close: out += Array("O=0".utf8)
+        case .status: out += Array("S".utf8)
+        case .list: out += Array("P".utf8)
+        case .add(let pin): out += Array("A".utf8) + pin.bytes
+        case .edit(let slot, let pin): out += Array("E\(slot)".utf8) + pin.bytes
+        case .delete(let slot): out += Array("D\(slot)".utf8)
+        }
+        return out
+    }
+}

@@ -1,0 +1,40 @@
+/// Splits a byte stream into request lines for the local socket: LF ends a line, a CR before
+/// it is dropped, and a line longer than `maxLength` becomes one `.tooLong` item (its bytes are
+/// discarded up to the next LF), so one bad line never takes the next ones with it.
+public struct LineFramer: Sendable {
+    public enum Item: Equatable, Sendable {
+        case line([UInt8])
+        case tooLong
+    }
+
+    public let maxLength: Int
+    private var buffer: [UInt8] = []
+    private var discarding = false
+
+    public init(maxLength: Int = 64) { self.maxLength = maxLength }
+
+    /// Feeds bytes as they arrive; returns every item completed by them, in order.
+    public mutating func feed<C: Collection>(_ bytes: C) -> [Item] where C.Element == UInt8 {
+        var items: [Item] = []
+        for b in bytes {
+            if b == 0x0A {
+                if discarding {
+                    discarding = false
+                } else {
+                    if buffer.last == 0x0D { buffer.removeLast() }
+                    items.append(.line(buffer))
+                }
+                buffer.removeAll(keepingCapacity: true)
+            } else if !discarding {
+                buffer.append(b)
+                // One more byte than the limit is allowed for a CR that precedes the LF.
+                if buffer.count > maxLength + 1 || (buffer.count == maxLength + 1 && b != 0x0D) {
+                    items.append(.tooLong)
+                    buffer.removeAll(keepingCapacity: true)
+                    discarding = true
+                }
+            }
+        }
+        return items
+    }
+}

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A point on CLOCK_MONOTONIC, in nanoseconds: the clock libgpiod and the relay trace use,
+/// so log lines, traces and the door's timers can be compared directly.
+public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: UInt64
+
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
+
+    public static func + (a: Instant, d: Duration) -> Instant {
+        let ns = d.nanoseconds
+        return ns >= 0 ? Instant(nanoseconds: a.nanoseconds &+ UInt64(ns))
+            : Instant(nanoseconds: a.nanoseconds &- UInt64(-ns))
+    }
+
+    /// The time from `b` to `a`, negative when `a` is earlier.
+    public static func - (a: Instant, b: Instant) -> Duration {
+        .nanoseconds(Int64(bitPattern: a.nanoseconds &- b.nanoseconds))
+    }
+
+    public var description: String { "\(nanoseconds)ns" }
+}
+
+extension Duration {
+    /// Whole nanoseconds (Duration keeps attoseconds; nothing here needs finer than ns).
+    public var nanoseconds: Int64 {
+        let c = components
+        return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
+    }
+
+    /// Whole seconds, rounded up: "locked for 0.2 s" must read as 1, never 0.
+    public var secondsRoundedUp: Int {
+        let ns = nanoseconds
+        return ns <= 0 ? 0 : Int((ns + 999_999_999) / 1_000_000_000)
+    }
+}
+
+/// The door's notion of "now", injectable so the state machine and throttle run under test time.
+public protocol MonotonicClock: Sendable {
+    func now() -> Instant
+}
+
+/// The kernel's CLOCK_MONOTONIC: never jumps with NTP or the user setting the date.
+public struct SystemMonotonicClock: MonotonicClock {
+    public init() {}
+
+    public func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Instant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
+    }
+}
