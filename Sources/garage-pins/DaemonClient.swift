@@ -1,0 +1,82 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to garaged's local socket: one request line out, reply records back until the
+/// final one (everything but a `P` entry is final).
+struct DaemonClient {
+    static let defaultSocket = "/run/garaged/garaged.sock"
+    static let timeout: Int32 = 5000  // ms
+
+    let socketPath: String
+
+    /// Sends one request and returns its replies as text records.
+    func send(_ request: [UInt8]) throws(CLIError) -> [String] {
+        let fd = try connect()
+        defer { close(fd) }
+        var line = request
+        line.append(0x0A)
+        var sent = 0
+        while sent < line.count {
+            let n = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw unreachable("lost the connection while sending") }
+            sent += n
+        }
+        var records: [String] = []
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, DaemonClient.timeout) > 0 else {
+                throw unreachable("no answer within \(DaemonClient.timeout / 1000) s")
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw unreachable("the daemon closed the connection before answering") }
+            pending += buffer[0..<n]
+            while let lf = pending.firstIndex(of: 0x0A) {
+                let record = String(decoding: pending[..<lf], as: UTF8.self)
+                pending.removeSubrange(...lf)
+                records.append(record)
+                if !DaemonClient.isEntry(record) { return records }
+            }
+        }
+    }
+
+    /// A `<slot>=<pin>` list entry (not the end of an answer).
+    static func isEntry(_ record: String) -> Bool {
+        guard let eq = record.firstIndex(of: "=") else { return false }
+        return !record[..<eq].isEmpty && record[..<eq].allSatisfy(\.isNumber)
+    }
+
+    private func connect() throws(CLIError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw unreachable(String(cString: strerror(errno))) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketPath.utf8)
+        guard path.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            close(fd)
+            throw CLIError.usage("socket path \(socketPath) is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: path)
+            raw[path.count] = 0
+        }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw unreachable(String(cString: strerror(e)))
+        }
+        return fd
+    }
+
+    private func unreachable(_ why: String) -> CLIError {
+        .unreachable("cannot reach garaged at \(socketPath): \(why). Is it running (systemctl status garaged)? Pass --socket PATH if it listens elsewhere.")
+    }
+}

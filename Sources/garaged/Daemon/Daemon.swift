@@ -1,0 +1,71 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the daemon could not start; the message says what to do.
+struct StartupError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Wires the parts together and runs them until SIGTERM or SIGINT: the table (locked, then
+/// loaded), the relay line (claimed inactive), the pulse driver, the socket, the door loop.
+struct Daemon {
+    let settings: Settings
+    let log: Logger
+
+    func run() throws {
+        // Block the stop signals before any thread starts, so every thread inherits the mask
+        // and only the main thread's sigwait sees them.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        let clock = SystemMonotonicClock()
+        let tableFile = PinTableFile(path: settings.pinsPath)
+        let lock: TableLock
+        let table: PinTable
+        let line: any RelayLine
+        do {
+            lock = try TableLock.acquire(tablePath: settings.pinsPath)
+            table = try tableFile.load()
+            line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
+        } catch let e as TableFileError {
+            throw StartupError(description: e.description)
+        } catch let e as RelayError {
+            throw StartupError(description: e.description)
+        }
+        let listener: Int32
+        do {
+            listener = try LocalSocket.listen(path: settings.socketPath)
+        } catch {
+            line.close()
+            throw StartupError(description: error.description)
+        }
+        let pulser = PulseDriver(line: line, pulse: settings.timing.pulse, clock: clock, log: log)
+        let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile)
+        let loop = DoorLoop(controller: controller, pulser: pulser, listener: listener,
+                            socketPath: settings.socketPath, clock: clock, log: log)
+        let t = settings.timing
+        log.info("start", [
+            "pid": String(getpid()), "pins": settings.pinsPath,
+            "slots": "\(table.entries.count + 1)/\(table.capacity)", "socket": settings.socketPath,
+            "relay": line.description, "pulse_ms": String(t.pulse.nanoseconds / 1_000_000),
+            "travel_s": String(t.travel.secondsRoundedUp),
+            "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
+            "ble": settings.bluetooth ? "not built yet (socket only)" : "off", "door": "CLOSED (assumed)",
+        ])
+        loop.start()
+
+        var received: Int32 = 0
+        sigwait(&stopSignals, &received)
+        log.info("stopping", ["signal": received == SIGTERM ? "TERM" : "INT"])
+        loop.stop()
+        pulser.shutdown()
+        withExtendedLifetime(lock) {}
+        log.info("stopped", ["relay": "inactive"])
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `garaged`: the garage-door daemon. Flags read like its `--help`.
+@main
+struct GaragedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "garaged",
+        abstract: "Opens a garage door from a phone or a shell: a relay on a GPIO line, a PIN table, the book's protocol.",
+        discussion: """
+        Every setting can also come from --config FILE (`key = value` lines, keys as the long \
+        flags without dashes, e.g. `pulse-ms = 300`); a flag wins over the file. \
+        The default relay is a simulated line that records each transition in a trace file.
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The PIN table (an EEPROM image; create it with `garage-pins init`).", valueName: "FILE"))
+    var pins: String?
+
+    @Option(name: .long, help: ArgumentHelp("The local socket the owner's tools talk to (default \(LocalSocket.defaultPath)).", valueName: "PATH"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("CHIP:LINE for a real line through libgpiod (e.g. gpiochip0:17, gpiochip0:GPIO17), or sim:FILE for the simulated line (default \(RelaySpec.defaultValue)).", valueName: "SPEC"))
+    var relay: String?
+
+    @Flag(inversion: .prefixedNo, help: "The relay board energises on a low level (the kernel inverts the line).")
+    var activeLow: Bool?
+
+    @Option(name: .long, help: ArgumentHelp("How long a button press lasts, 50-5000 (default 300).", valueName: "MS"))
+    var pulseMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("How long the door takes to open or close, 0-300 (default 12).", valueName: "S"))
+    var travelS: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Close the door again this long after it opened, 0 = never (default 30).", valueName: "S"))
+    var autoCloseS: Int?
+
+    @Flag(name: .long, help: "Run without Bluetooth (the local socket only).")
+    var noBle = false
+
+    @Option(name: .long, help: ArgumentHelp("Read settings from this file; flags win.", valueName: "FILE"))
+    var config: String?
+
+    func run() throws {
+        let log = Logger()
+        do {
+            let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
+            let settings = try Settings(flags: .init(
+                pins: pins, socket: socket, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
+                travelS: travelS, autoCloseS: autoCloseS, bluetooth: noBle ? false : nil), file: file)
+            try Daemon(settings: settings, log: log).run()
+        } catch let error as StartupError {
+            log.error("startup-failed", ["error": error.description])
+            throw ExitCode(1)
+        } catch let error as ConfigError {
+            log.error("startup-failed", ["error": error.description])
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Performs button presses on the relay from a thread of its own, so nothing else the daemon
+/// does (a slow disk on a table save, a flood of requests) can stretch a press. It sleeps until
+/// the absolute end of the press on CLOCK_MONOTONIC, and it never keeps the relay energised
+/// longer than one pulse: a press asked for while one is under way is refused.
+final class PulseDriver: @unchecked Sendable {
+    private struct State {
+        var pending: Door.Press?
+        var pressing = false
+        var stopping = false
+        var stopped = false
+    }
+
+    /// A press left with at most this much to go is completed on shutdown; a longer one is cut.
+    static let shutdownGrace: Duration = .milliseconds(500)
+
+    private let line: any RelayLine
+    private let pulse: Duration
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let state = Locked(State())
+    private let wake = WakeEvent()
+    private let done = WakeEvent()
+
+    init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger) {
+        self.line = line
+        self.pulse = pulse
+        self.clock = clock
+        self.log = log
+        startThread(name: "relay") { [self] in run() }
+    }
+
+    /// Asks for one press; returns at once. False if a press is already under way.
+    @discardableResult
+    func press(_ reason: Door.Press) -> Bool {
+        let accepted = state.withLock { s -> Bool in
+            guard !s.stopping, !s.pressing, s.pending == nil else { return false }
+            s.pending = reason
+            return true
+        }
+        if accepted { wake.signal() } else {
+            log.warning("press-refused", ["reason": reason.rawValue, "why": "a press is already under way"])
+        }
+        return accepted
+    }
+
+    /// Finishes (or cuts short) a press under way, leaves the relay inactive, and returns
+    /// once the relay thread has let go of the line.
+    func shutdown() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        var fds = [pollfd(fd: done.fd, events: Int16(POLLIN), revents: 0)]
+        while !state.withLock({ $0.stopped }) { waitFor(&fds, timeout: .seconds(1)) }
+    }
+
+    private func run() {
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let next = state.withLock { s -> Door.Press?? in
+                if s.stopping { return .some(nil) }
+                guard let p = s.pending else { return nil }
+                s.pending = nil
+                s.pressing = true
+                return .some(p)
+            }
+            switch next {
+            case .none:
+                waitFor(&fds, timeout: nil)
+                wake.drain()
+            case .some(.none):
+                finish()
+                return
+            case .some(.some(let reason)):
+                pressOnce(reason, fds: &fds)
+                state.withLock { $0.pressing = false }
+            }
+        }
+    }
+
+    private func pressOnce(_ reason: Door.Press, fds: inout [pollfd]) {
+        let start = clock.now()
+        let end = start + pulse
+        do {
+            try line.setActive(true)
+        } catch {
+            log.error("press-failed", ["reason": reason.rawValue, "error": error.description])
+            release()
+            return
+        }
+        log.info("press", ["reason": reason.rawValue, "pulse_ms": "\(pulse.nanoseconds / 1_000_000)"])
+        var cut = false
+        while true {
+            let now = clock.now()
+            if now >= end { break }
+            if state.withLock({ $0.stopping }), end - now > PulseDriver.shutdownGrace {
+                cut = true
+                break
+            }
+            waitFor(&fds, timeout: end - now)
+            wake.drain()
+        }
+        release()
+        let width = clock.now() - start
+        log.info("release", ["reason": reason.rawValue,
+                             "width_ms": String(format3: Double(width.nanoseconds) / 1e6),
+                             "cut_short": cut ? "yes" : "no"])
+    }
+
+    /// Never leaves the relay energised: retries once, then says so loudly.
+    private func release() {
+        do {
+            try line.setActive(false)
+        } catch {
+            log.error("release-failed", ["error": error.description, "action": "retrying"])
+            do { try line.setActive(false) } catch {
+                log.error("release-failed", ["error": error.description, "action": "the relay may still be energised; closing the line"])
+            }
+        }
+    }
+
+    private func finish() {
+        line.close()
+        state.withLock { $0.stopped = true }
+        done.signal()
+    }
+}
+
+extension String {
+    /// A number with three decimals, without Foundation's formatter.
+    init(format3 value: Double) {
+        let scaled = Int64((value * 1000).rounded())
+        let sign = scaled < 0 ? "-" : ""
+        let a = abs(scaled)
+        let frac = String(a % 1000)
+        self = "\(sign)\(a / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+    }
+}

@@ -1,0 +1,50 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A relay line with no hardware, for demos, tests and benchmarks. At start and at every
+/// transition it appends `<CLOCK_MONOTONIC ns> <0|1>` (the logical level, 1 = energised) to its
+/// trace file, written straight to the kernel so a reader sees it at once. Like a real GPIO
+/// line it has one holder: a second process on the same trace file is refused as busy.
+final class SimulatedRelay: RelayLine, @unchecked Sendable {
+    private let fd: Int32
+    private let path: String
+    private let clock: any MonotonicClock
+    private var active = false  // touched only by the pulse thread after start-up
+
+    init(path: String, clock: any MonotonicClock) throws(RelayError) {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RelayError("cannot open the simulated relay's trace file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(fd)
+            throw RelayError("simulated line \(path) is busy: another garaged holds it; stop that one or use another trace file")
+        }
+        self.fd = fd
+        self.path = path
+        self.clock = clock
+        try record(false)
+    }
+
+    var description: String { "sim:\(path) (simulated line)" }
+
+    func setActive(_ value: Bool) throws(RelayError) {
+        try record(value)
+    }
+
+    func close() {
+        if active { try? record(false) }
+        Glibc.close(fd)
+    }
+
+    private func record(_ value: Bool) throws(RelayError) {
+        let line = Array("\(clock.now().nanoseconds) \(value ? 1 : 0)\n".utf8)
+        let n = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard n == line.count else {
+            throw RelayError("cannot write the simulated relay's trace file \(path): \(String(cString: strerror(errno)))")
+        }
+        active = value
+    }
+}

@@ -1,0 +1,59 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection on the local socket: its own line framer and its own output queue, so a
+/// client that stops reading only ever fills its own buffer, and is dropped when that is full.
+final class LocalClient {
+    static let maxQueuedBytes = 64 * 1024
+
+    let fd: Int32
+    let source: RequestSource
+    var framer = LineFramer(maxLength: 64)
+    private(set) var outbox: [UInt8] = []
+    private(set) var closing = false
+
+    init(fd: Int32, source: RequestSource) {
+        self.fd = fd
+        self.source = source
+    }
+
+    var wantsWrite: Bool { !outbox.isEmpty }
+
+    /// Queues reply records, one line each. False when the client has stopped reading and
+    /// should be dropped.
+    func queue(_ replies: [Reply]) -> Bool {
+        for r in replies { outbox += r.bytes + [0x0A] }
+        if outbox.count > LocalClient.maxQueuedBytes { return false }
+        flush()
+        return !closing
+    }
+
+    /// Writes what the socket takes now, never blocking.
+    func flush() {
+        while !outbox.isEmpty {
+            let n = outbox.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n > 0 {
+                outbox.removeFirst(n)
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { closing = true }
+                return
+            }
+        }
+    }
+
+    /// Reads what is there; nil at end of stream or on error.
+    func read() -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 { return Array(buffer[0..<n]) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return [] }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CLinux
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The owner's door into the daemon: a Unix stream socket, mode 0660, one request per line.
+enum LocalSocket {
+    static let defaultPath = "/run/garaged/garaged.sock"
+
+    /// Binds and listens (non-blocking). A socket file left by a dead daemon is replaced; one a
+    /// live daemon still answers on is not.
+    static func listen(path: String) throws(ConfigError) -> Int32 {
+        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw ConfigError("socket path \(path) is too long for a Unix socket (at most 107 bytes); choose a shorter --socket")
+        }
+        let dir = PinTableFile.directory(of: path)
+        if access(dir, F_OK) != 0 {
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
+                throw ConfigError("cannot create the socket's directory \(dir): \(String(cString: strerror(errno))); create it or choose another --socket")
+            }
+        }
+        if access(path, F_OK) == 0 {
+            if let probe = try? connect(path: path) {
+                close(probe)
+                throw ConfigError("another garaged is already listening on \(path); stop it or choose another --socket")
+            }
+            unlink(path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ConfigError("cannot create a Unix socket: \(String(cString: strerror(errno)))") }
+        var addr = address(path)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let e = errno
+            close(fd)
+            throw ConfigError("cannot bind the socket \(path): \(String(cString: strerror(e))); check that its directory is writable")
+        }
+        chmod(path, 0o660)
+        guard Glibc.listen(fd, 64) == 0 else {
+            let e = errno
+            close(fd)
+            throw ConfigError("cannot listen on \(path): \(String(cString: strerror(e)))")
+        }
+        return fd
+    }
+
+    /// A blocking client connection (used here only to see whether a daemon is alive).
+    static func connect(path: String) throws(ConfigError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ConfigError("socket: \(String(cString: strerror(errno)))") }
+        var addr = address(path)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard rc == 0 else {
+            close(fd)
+            throw ConfigError("connect \(path): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    static func address(_ path: String) -> sockaddr_un {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return addr
+    }
+
+    /// The connecting process's uid, from the kernel (SO_PEERCRED), which a client cannot forge.
+    static func peerUID(_ fd: Int32) -> uid_t? {
+        let uid = clinux_peer_uid(fd)
+        return uid < 0 ? nil : uid_t(uid)
+    }
+}
