@@ -1,0 +1,18 @@
+@testable import DoorCore
+
+/// PINs used across the tests; force-unwrapped because the literals are known-good.
+func pin(_ s: String) -> PIN { PIN(s)! }
+
+/// Instants in whole milliseconds from an arbitrary origin, to keep timelines readable.
+func t(_ ms: Int) -> Instant { Instant(nanoseconds: 1_000_000_000 + UInt64(ms) * 1_000_000) }
+
+/// A store that keeps what it was given in memory, or fails on demand like a full disk.
+final class MemoryStore: PinTableSaving, @unchecked Sendable {
+    var saved: [PinTable] = []
+    var failing = false
+
+    func save(_ table: PinTable) throws(TableFileError) {
+        if failing { throw .io(path: "memory", action: "write", errno: 28) }
+        saved.append(table)
+    }
+}
