@@ -1,0 +1,279 @@
+# Helpers for scenarios, sourced first by every scenarios/NN-name.sh (inside the guest).
+#
+# A scenario is one bash script that ends with `pass "summary"`, `fail "reason"` or `skip "why"`.
+# Anything unexpected (a failing command, a deadline) also ends it with a FAIL that says where.
+# `metric NAME VALUE` records a figure; the host prints them under the verdict.
+#
+# Environment from guest-main.sh: ST_NAME, ST_OUT (this scenario's folder in the results share),
+# ST_WORK (scratch on tmpfs), ST_LIB, ST_BIN_DIR (the project's built binaries).
+#
+# Timing comes only from the kernel: the gpio/gpio_value and gpio/gpio_direction tracepoints,
+# sched/sched_process_exit, markers written to trace_marker, and a kprobe on gpio-sim's free(),
+# all stamped with trace_clock=mono. Polling (wait_until) only decides when to look or act.
+
+set -Eeuo pipefail
+
+: "${ST_NAME:?}" "${ST_OUT:?}" "${ST_WORK:?}" "${ST_LIB:?}" "${ST_BIN_DIR:?}"
+mkdir -p "$ST_WORK"
+cd "$ST_WORK"
+
+GARAGED=$ST_BIN_DIR/garaged
+GARAGE_PINS=$ST_BIN_DIR/garage-pins
+MASTER_PIN=12345
+TRACE=/sys/kernel/tracing
+ST_PIDS=()
+ST_SIMS=()
+ST_TRACING=0
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts, logs, figures
+
+log() { local up _; read -r up _ < /proc/uptime; printf '[%s] %s\n' "$up" "$*" >&2; }
+
+metric() { # metric NAME VALUE...
+    local name=$1; shift
+    printf '%s: %s\n' "$name" "$*" >> "$ST_OUT/metrics"
+    log "metric $name: $*"
+}
+
+_verdict() {
+    [ -s "$ST_OUT/result" ] || printf '%s %s: %s\n' "$1" "$ST_NAME" "$2" > "$ST_OUT/result"
+    log "$1: $2"
+}
+pass() { _verdict PASS "$*"; exit 0; }
+fail() { _verdict FAIL "$*"; exit 1; }
+skip() { _verdict SKIP "$*"; exit 0; }
+
+# check DESCRIPTION CMD...: fail the scenario with DESCRIPTION unless CMD succeeds.
+check() {
+    local desc=$1; shift
+    if "$@"; then log "ok: $desc"; else fail "$desc"; fi
+}
+
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }  # in_range V LO HI (integers)
+
+# Only the scenario's own shell gives the verdict; a failing subshell makes its caller fail.
+_st_on_err() { [ "$BASHPID" = "$$" ] || return 0; _verdict FAIL "unexpected error (status $1) at ${BASH_SOURCE[1]##*/}:$2: $3"; }
+trap '_st_on_err $? $LINENO "$BASH_COMMAND"' ERR
+
+_st_cleanup() {
+    local rc=$? p d
+    trap - ERR
+    set +e
+    for p in "${ST_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${ST_PIDS[@]}"; do
+        for _ in $(seq 40); do proc_exited "$p" && break; sleep 0.05; done
+        kill -KILL "$p" 2>/dev/null
+    done
+    [ "$ST_TRACING" = 1 ] && cp "$TRACE/trace" "$ST_OUT/trace.txt" 2>/dev/null
+    for d in "${ST_SIMS[@]}"; do sim_remove "$d"; done
+    [ -s "$ST_OUT/result" ] || _verdict FAIL "ended with status $rc without a verdict"
+}
+trap _st_cleanup EXIT
+
+# ---------------------------------------------------------------------------------------------
+# Deadlines. Every wait has one.
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# wait_until SECONDS DESCRIPTION CMD...: poll CMD every 20 ms. CMD status 0 = done, 1 = not yet,
+# anything else = give up at once. Returns 0 when done, 1 otherwise (and logs why).
+wait_until() {
+    local limit=$1 desc=$2; shift 2
+    local end=$(( $(now_us) + ${limit%.*} * 1000000 )) rc
+    while :; do
+        rc=0; "$@" || rc=$?
+        [ $rc -eq 0 ] && return 0
+        if [ $rc -ne 1 ]; then log "gave up waiting for $desc (status $rc)"; return 1; fi
+        if [ "$(now_us)" -ge "$end" ]; then log "deadline: no $desc within ${limit}s"; return 1; fi
+        sleep 0.02
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# gpio-sim chips
+
+# sim_chip [label=LABEL] [lines=N] [names=n0,n1,...] [pullup=o1,o2,...]
+# Makes a live chip with one bank. Sets SIM_DEV (platform device), SIM_CHIP (gpiochipN),
+# SIM_LABEL, SIM_BASE (global number of line 0, as in the tracepoints) and SIM_SYS (sysfs folder
+# holding sim_gpioN/{value,pull}). Removed when the scenario ends.
+sim_chip() {
+    local label="" lines=1 names="" pullup="" kv i nm
+    for kv in "$@"; do
+        case $kv in
+            label=*) label=${kv#*=} ;; lines=*) lines=${kv#*=} ;;
+            names=*) names=${kv#*=} ;; pullup=*) pullup=${kv#*=} ;;
+            *) fail "sim_chip: unknown argument $kv" ;;
+        esac
+    done
+    local d=/sys/kernel/config/gpio-sim/st-$$-${#ST_SIMS[@]}
+    mkdir "$d" "$d/bank0"
+    ST_SIMS+=("$d")
+    [ -z "$label" ] || echo "$label" > "$d/bank0/label"
+    echo "$lines" > "$d/bank0/num_lines"
+    i=0
+    for nm in ${names//,/ }; do
+        mkdir "$d/bank0/line$i"
+        [ "$nm" = "-" ] || echo "$nm" > "$d/bank0/line$i/name"
+        i=$((i + 1))
+    done
+    echo 1 > "$d/live"
+    SIM_DEV=$(cat "$d/dev_name")
+    SIM_CHIP=$(cat "$d/bank0/chip_name")
+    SIM_SYS=/sys/devices/platform/$SIM_DEV/$SIM_CHIP
+    SIM_BASE="" SIM_LABEL=""
+    local c
+    for c in /sys/class/gpio/gpiochip*; do
+        if [ "$(readlink -f "$c/device")" = "/sys/devices/platform/$SIM_DEV" ]; then
+            SIM_BASE=$(cat "$c/base"); SIM_LABEL=$(cat "$c/label")
+        fi
+    done
+    [ -n "$SIM_BASE" ] || fail "sim_chip: no base number found for $SIM_CHIP"
+    for i in ${pullup//,/ }; do sim_pull "$SIM_SYS" "$i" up; done
+    log "sim chip $SIM_CHIP (device $SIM_DEV, label '$SIM_LABEL', base $SIM_BASE, $lines lines${names:+, names $names})"
+}
+
+sim_remove() {
+    local d=$1 l
+    echo 0 > "$d/live" 2>/dev/null
+    for l in "$d"/bank0/line*; do [ -d "$l" ] && rmdir "$l"; done
+    rmdir "$d/bank0" "$d" 2>/dev/null || log "could not remove $d"
+}
+
+sim_value() { cat "$1/sim_gpio$2/value"; }          # sim_value SIM_SYS OFFSET -> 0|1 (physical)
+sim_pull() { echo "pull-$3" > "$1/sim_gpio$2/pull"; } # sim_pull SIM_SYS OFFSET up|down
+
+# ---------------------------------------------------------------------------------------------
+# Kernel trace capture and parsing
+
+# trace_start: empty the buffer and record gpio events, process exits, markers (and the sim_free
+# kprobe when present), stamped with CLOCK_MONOTONIC.
+trace_start() {
+    echo 0 > "$TRACE/tracing_on"
+    echo mono > "$TRACE/trace_clock"
+    echo 4096 > "$TRACE/buffer_size_kb"
+    : > "$TRACE/trace"
+    echo 1 > "$TRACE/events/gpio/gpio_value/enable"
+    echo 1 > "$TRACE/events/gpio/gpio_direction/enable"
+    echo 1 > "$TRACE/events/sched/sched_process_exit/enable"
+    if [ -d "$TRACE/events/st/sim_free" ]; then echo 1 > "$TRACE/events/st/sim_free/enable"; fi
+    echo 1 > "$TRACE/tracing_on"
+    ST_TRACING=1
+}
+trace_mark() { echo "st: $*" > "$TRACE/trace_marker"; }
+have_release_probe() { [ -d "$TRACE/events/st/sim_free" ]; }
+
+# trace_events: the buffer as normalized lines, oldest first, times in ns (CLOCK_MONOTONIC):
+#   T value GPIO V      a set of the line's physical value (gets are dropped)
+#   T dir GPIO in|out   a direction change (a request as output shows "value" then "dir out")
+#   T free LABEL OFF    gpio-sim's free(): the holder released the line, it returns to its pull
+#   T exit PID COMM     a task exited (one per thread; the main thread has PID = process id)
+#   T mark TEXT         a trace_mark
+trace_events() {
+    awk '
+    match($0, / [0-9]+\.[0-9]+: /) {
+        ts = substr($0, RSTART + 1, RLENGTH - 3); split(ts, p, ".")
+        t = p[1] * 1000000000 + p[2] * 10 ^ (9 - length(p[2]))
+        rest = substr($0, RSTART + RLENGTH); split(rest, f, " ")
+        if (f[1] == "gpio_value:" && f[3] == "set") printf "%.0f value %s %s\n", t, f[2], f[4]
+        else if (f[1] == "gpio_direction:") printf "%.0f dir %s %s\n", t, f[2], f[3]
+        else if (f[1] == "sim_free:") {
+            l = rest; sub(/.*label="/, "", l); sub(/".*/, "", l)
+            o = rest; sub(/.*offset=/, "", o); sub(/ .*/, "", o)
+            printf "%.0f free %s %s\n", t, l, o
+        } else if (f[1] == "sched_process_exit:") {
+            c = rest; sub(/.*comm=/, "", c); sub(/ pid=.*/, "", c)
+            q = rest; sub(/.*pid=/, "", q); sub(/ .*/, "", q)
+            printf "%.0f exit %s %s\n", t, q, c
+        } else if (f[1] == "tracing_mark_write:") {
+            m = rest; sub(/^ *tracing_mark_write: st: /, "", m)
+            printf "%.0f mark %s\n", t, m
+        }
+    }' "$TRACE/trace"
+}
+
+# trace_has REGEX: some normalized event line matches (for wait_until). Reads to the end on purpose.
+trace_has() { trace_events | awk -v r="$1" '$0 ~ r { f = 1 } END { exit f ? 0 : 1 }'; }
+
+# line_levels GPIO LABEL OFFSET PULL: "T V" for every level the line takes: sets, and the return
+# to PULL when its holder releases it.
+line_levels() {
+    trace_events | awk -v g="$1" -v l="$2" -v o="$3" -v pull="$4" '
+        $2 == "value" && $3 == g { print $1, $4 }
+        $2 == "free" && $3 == l && $4 == o { print $1, pull }'
+}
+
+# pulses ACTIVE < levels: "START END WIDTH" (ns) for each stretch at the ACTIVE level;
+# END and WIDTH are "-" when the line is still active at the end.
+pulses() {
+    awk -v a="$1" '
+        $2 == a && !on { on = 1; s = $1 }
+        $2 != a && on { on = 0; printf "%.0f %.0f %.0f\n", s, $1, $1 - s }
+        END { if (on) printf "%.0f - -\n", s }'
+}
+
+# mark_time TEXT / exit_time PID: the stamp (ns) of the first such mark / exit; empty if none.
+# (The readers never stop early: a broken pipe would count as a failure under pipefail.)
+mark_time() { trace_events | awk -v m="$1" '$2 == "mark" && $3 == m && !d { d = 1; printf "%.0f\n", $1 }'; }
+exit_time() { trace_events | awk -v p="$1" '$2 == "exit" && $3 == p && !d { d = 1; printf "%.0f\n", $1 }'; }
+ms() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e6 }'; }            # ns -> "123.456"
+ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'; }
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+# proc_exited PID: the process is gone or a zombie.
+proc_exited() {
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    s=${s##*) }
+    [ "${s%% *}" = Z ]
+}
+proc_alive() { ! proc_exited "$1"; }
+
+# wait_exit PID SECONDS: wait for PID (a child of this script) to end; sets EXIT_RC.
+wait_exit() {
+    wait_until "$2" "exit of pid $1" proc_exited "$1" || return 1
+    EXIT_RC=0; wait "$1" || EXIT_RC=$?
+    return 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# The daemon under test
+
+require_daemon() {
+    [ -x "$GARAGED" ] && [ -x "$GARAGE_PINS" ] ||
+        fail "garaged/garage-pins not built in $ST_BIN_DIR (run without --no-build)"
+}
+
+# make_pins FILE: a PIN table whose master PIN is MASTER_PIN.
+make_pins() {
+    timeout 30 "$GARAGE_PINS" init --pins "$1" --master "$MASTER_PIN" --force \
+        > "$ST_OUT/pins-init.log" 2>&1 || { cat "$ST_OUT/pins-init.log" >&2; fail "garage-pins init failed"; }
+}
+
+# start_daemon TAG ARGS...: garaged ARGS in the background, stderr+stdout to $ST_OUT/TAG.log.
+# Sets DAEMON_PID. Stopped (TERM, then KILL) when the scenario ends if still running.
+start_daemon() {
+    local tag=$1; shift
+    log "start $tag: garaged $*"
+    "$GARAGED" "$@" > "$ST_OUT/$tag.log" 2>&1 &
+    DAEMON_PID=$!
+    ST_PIDS+=("$DAEMON_PID")
+}
+
+_ready() { proc_alive "$1" || return 2; [ -S "$2" ]; }
+# wait_ready PID SOCKET [SECONDS]: the daemon is up when its socket exists.
+wait_ready() {
+    wait_until "${3:-30}" "socket $2 of pid $1" _ready "$1" "$2" && return 0
+    proc_alive "$1" && fail "daemon pid $1 did not create $2 within ${3:-30}s"
+    wait "$1" && rc=0 || rc=$?
+    fail "daemon pid $1 exited with status $rc before it was ready: $(tail -n 3 "$ST_OUT"/*.log | tr '\n' ' ')"
+}
+
+# sock_send SOCKET LINE: one request on the daemon's socket, prints the reply line.
+sock_send() { timeout 10 python3 "$ST_LIB/sock-send.py" "$1" "$2"; }
+door_status() { sock_send "$1" "${MASTER_PIN}S"; }
+
+# garage_pins ARGS...: the CLI with a deadline; prints its output.
+garage_pins() { timeout 15 "$GARAGE_PINS" "$@" 2>&1; }
