@@ -2,7 +2,9 @@
 #include "clinux.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -30,4 +32,10 @@ int clinux_eventfd(void) {
 
 void clinux_set_thread_name(const char *name) {
     pthread_setname_np(pthread_self(), name);
+}
+
+int clinux_make_thread_realtime(int priority) {
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    struct sched_param param = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
 }

@@ -22,4 +22,9 @@ int clinux_eventfd(void);
 /// Names the calling thread (shown by top -H and in core dumps); at most 15 characters.
 void clinux_set_thread_name(const char *name);
 
+/// Moves the calling thread to SCHED_FIFO at `priority` and sets its timer slack to 1 ns, so a
+/// timed wake-up is not delayed by ordinary work on a busy CPU. Returns 0 or an errno value
+/// (EPERM without root or CAP_SYS_NICE); timer slack is set either way.
+int clinux_make_thread_realtime(int priority);
+
 #endif

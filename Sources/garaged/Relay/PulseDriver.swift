@@ -1,3 +1,4 @@
+import CLinux
 import DoorCore
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +58,17 @@ final class PulseDriver: @unchecked Sendable {
         while !state.withLock({ $0.stopped }) { waitFor(&fds, timeout: .seconds(1)) }
     }
 
+    /// Real-time priority for the relay thread: it sleeps almost always, and when it wakes it
+    /// must release the relay now, not after whatever else the CPU is doing.
+    static let realtimePriority: Int32 = 50
+
     private func run() {
+        let rc = clinux_make_thread_realtime(PulseDriver.realtimePriority)
+        if rc != 0 {
+            log.warning("relay-priority", ["scheduling": "normal",
+                "why": String(cString: strerror(rc)),
+                "effect": "presses may stretch by a few ms when the CPU is busy; run as root or grant CAP_SYS_NICE"])
+        }
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         while true {
             let next = state.withLock { s -> Door.Press?? in
