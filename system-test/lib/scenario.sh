@@ -62,7 +62,7 @@ _st_cleanup() {
     set +e
     for p in "${ST_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
     for p in "${ST_PIDS[@]}"; do
-        for _ in $(seq 40); do proc_exited "$p" && break; sleep 0.05; done
+        for _ in $(seq 40); do proc_exited "$p" && break; nap 0.05; done
         kill -KILL "$p" 2>/dev/null
     done
     [ "$ST_TRACING" = 1 ] && cp "$TRACE/trace" "$ST_OUT/trace.txt" 2>/dev/null
@@ -76,6 +76,12 @@ trap _st_cleanup EXIT
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
+# nap SECONDS: sleep without forking (a read with a timeout on a FIFO nobody writes to); under
+# TCG every fork+exec costs milliseconds, which matters when aiming at the middle of a press.
+rm -f "$ST_WORK/.nap"; mkfifo "$ST_WORK/.nap"
+exec {_ST_NAP_FD}<> "$ST_WORK/.nap"
+nap() { read -r -t "$1" -u "$_ST_NAP_FD" _ || true; }
+
 # wait_until SECONDS DESCRIPTION CMD...: poll CMD every 20 ms. CMD status 0 = done, 1 = not yet,
 # anything else = give up at once. Returns 0 when done, 1 otherwise (and logs why).
 wait_until() {
@@ -86,7 +92,7 @@ wait_until() {
         [ $rc -eq 0 ] && return 0
         if [ $rc -ne 1 ]; then log "gave up waiting for $desc (status $rc)"; return 1; fi
         if [ "$(now_us)" -ge "$end" ]; then log "deadline: no $desc within ${limit}s"; return 1; fi
-        sleep 0.02
+        nap 0.02
     done
 }
 
@@ -262,14 +268,50 @@ start_daemon() {
     ST_PIDS+=("$DAEMON_PID")
 }
 
-_ready() { proc_alive "$1" || return 2; [ -S "$2" ]; }
-# wait_ready PID SOCKET [SECONDS]: the daemon is up when its socket exists.
+_ready() { proc_alive "$1" || return 2; [ -S "$2" ] && door_status "$2" > /dev/null 2>&1; }
+# wait_ready PID SOCKET [SECONDS]: the daemon is up when its socket answers a status request
+# (a socket file alone could be a stale one left by a killed daemon).
 wait_ready() {
     wait_until "${3:-30}" "socket $2 of pid $1" _ready "$1" "$2" && return 0
     proc_alive "$1" && fail "daemon pid $1 did not create $2 within ${3:-30}s"
     wait "$1" && rc=0 || rc=$?
     fail "daemon pid $1 exited with status $rc before it was ready: $(tail -n 3 "$ST_OUT"/*.log | tr '\n' ' ')"
 }
+
+# garaged_start TAG SOCKET RELAY [ARGS...]: garaged on the relay spec with the scenario's PIN
+# table ($PINS, made on first use) and no Bluetooth; returns once its socket answers.
+PINS=$ST_WORK/pins.bin
+garaged_start() {
+    local tag=$1 sock=$2 relay=$3; shift 3
+    [ -f "$PINS" ] || make_pins "$PINS"
+    start_daemon "$tag" --pins "$PINS" --socket "$sock" --relay "$relay" --no-ble "$@"
+    wait_ready "$DAEMON_PID" "$sock"
+    log "$tag ready (pid $DAEMON_PID)"
+}
+
+# garaged_stop PID [SECONDS]: SIGTERM and wait (default 5 s); sets EXIT_RC. Fails on the deadline.
+garaged_stop() {
+    kill -TERM "$1"
+    wait_exit "$1" "${2:-5}" || fail "garaged pid $1 still running ${2:-5}s after SIGTERM"
+}
+
+# status_watch SOCKET SECONDS: in the background, ask the door's state every 100 ms on one
+# connection and write each change to the trace as a mark "status-STATE" (so it gets a kernel
+# stamp; the state itself is only known to within the polling interval).
+status_watch() {
+    python3 "$ST_LIB/status-watch.py" "$1" "$MASTER_PIN" "$2" > "$ST_OUT/status-watch.txt" 2>&1 &
+    ST_PIDS+=("$!")
+    WATCH_PID=$!
+}
+
+# wait_pulses GPIO LABEL OFFSET PULL ACTIVE COUNT SECONDS: until COUNT complete presses are seen.
+_n_pulses() { [ "$(line_levels "$1" "$2" "$3" "$4" | pulses "$5" | awk '$2 != "-"' | wc -l)" -ge "$6" ]; }
+wait_pulses() { wait_until "$7" "$6 complete press(es) on gpio $1" _n_pulses "$@"; }
+
+# wait_level SIM_SYS OFFSET VALUE SECONDS: poll the sim's sysfs value (cheap, no fork), to act
+# while a press is under way. Only for deciding when to act: timings come from the trace.
+_level_is() { local v; read -r v < "$1/sim_gpio$2/value"; [ "$v" = "$3" ]; }
+wait_level() { wait_until "$4" "level $3 on $1 line $2" _level_is "$1" "$2" "$3"; }
 
 # sock_send SOCKET LINE: one request on the daemon's socket, prints the reply line.
 sock_send() { timeout 10 python3 "$ST_LIB/sock-send.py" "$1" "$2"; }
