@@ -221,6 +221,8 @@ pulses() {
 # mark_time TEXT / exit_time PID: the stamp (ns) of the first such mark / exit; empty if none.
 # (The readers never stop early: a broken pipe would count as a failure under pipefail.)
 mark_time() { trace_events | awk -v m="$1" '$2 == "mark" && $3 == m && !d { d = 1; printf "%.0f\n", $1 }'; }
+# mark_after TEXT T: the stamp of the first mark TEXT at or after T (ns); empty if none.
+mark_after() { trace_events | awk -v m="$1" -v t="$2" '$2 == "mark" && $3 == m && $1 >= t && !d { d = 1; printf "%.0f\n", $1 }'; }
 exit_time() { trace_events | awk -v p="$1" '$2 == "exit" && $3 == p && !d { d = 1; printf "%.0f\n", $1 }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e6 }'; }            # ns -> "123.456"
 ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'; }

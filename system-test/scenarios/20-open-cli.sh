@@ -1,0 +1,56 @@
+#!/bin/bash
+# Open from the CLI: `garage-pins open` gives one 300 ms press; the door reports OPENING for its
+# travel, then OPEN; after the auto-close interval the daemon presses again by itself, and the
+# door goes CLOSING, then CLOSED. Press widths and the spacing of the two presses come from the
+# gpio_value tracepoint; the state changes from polling the socket every 100 ms (so +-100 ms).
+source "$ST_LIB/scenario.sh"
+require_daemon
+
+PULSE_MS=300 TRAVEL_S=2 AUTO_S=3
+sim_chip label=st-relay lines=1 names=relay
+g=$SIM_BASE sock=$ST_WORK/g.sock
+trace_start
+garaged_start d "$sock" "$SIM_CHIP:relay" --pulse-ms $PULSE_MS --travel-s $TRAVEL_S --auto-close-s $AUTO_S
+status_watch "$sock" $((TRAVEL_S * 2 + AUTO_S + 12))
+nap 0.5
+trace_mark open-cmd
+reply=$(garage_pins open --socket "$sock" --pin "$MASTER_PIN")
+check "garage-pins open answered OK (got '$reply')" [ "$reply" = OK ]
+wait_pulses "$g" "$SIM_LABEL" 0 0 1 1 10 || fail "no press within 10 s of the open"
+wait_pulses "$g" "$SIM_LABEL" 0 0 1 2 $((TRAVEL_S + AUTO_S + 10)) ||
+    fail "no auto-close press within $((TRAVEL_S + AUTO_S + 10)) s of the open"
+wait_until $((TRAVEL_S + 5)) "status CLOSED after the auto-close" trace_has " mark status-CLOSED" ||
+    fail "the door never reported CLOSED after the auto-close press"
+nap 0.5
+
+t_open=$(mark_time open-cmd)
+mapfile -t p < <(line_levels "$g" "$SIM_LABEL" 0 0 | pulses 1)
+check "exactly two presses: the open and the auto-close (saw ${#p[@]})" [ ${#p[@]} -eq 2 ]
+read -r s1 e1 w1 <<< "${p[0]}"
+read -r s2 e2 w2 <<< "${p[1]}"
+want=$((PULSE_MS * 1000000))
+metric open_press_ms "$(ms "$w1") (asked $PULSE_MS; error $(ms $((w1 - want))) ms)"
+metric auto_close_press_ms "$(ms "$w2") (asked $PULSE_MS; error $(ms $((w2 - want))) ms)"
+metric open_cmd_to_press_ms "$(ms_between "$t_open" "$s1")"
+gap=$((s2 - s1)) want_gap=$(( (TRAVEL_S + AUTO_S) * 1000000000 ))
+metric press_to_auto_close_press_ms "$(ms "$gap") (travel ${TRAVEL_S} s + auto-close ${AUTO_S} s = $(ms "$want_gap"); error $(ms $((gap - want_gap))) ms)"
+
+# The door's travel, as the socket reported it.
+t_opening=$(mark_after status-OPENING "$t_open") t_opened=$(mark_after status-OPEN "$s1")
+t_closing=$(mark_after status-CLOSING "$s2") t_closed=$(mark_after status-CLOSED "$s2")
+log "status changes: $(tr '\n' ';' < "$ST_OUT/status-watch.txt")"
+check "the door reported OPENING, OPEN, CLOSING, CLOSED" \
+    [ -n "$t_opening" -a -n "$t_opened" -a -n "$t_closing" -a -n "$t_closed" ]
+metric travel_open_ms "$(ms_between "$s1" "$t_opened") (press -> OPEN seen on the socket; travel ${TRAVEL_S} s)"
+metric travel_close_ms "$(ms_between "$s2" "$t_closed") (auto-close press -> CLOSED seen on the socket)"
+
+check "open press within $PULSE_MS +-50 ms" in_range "$w1" $((want - 50000000)) $((want + 50000000))
+check "auto-close press within $PULSE_MS +-50 ms" in_range "$w2" $((want - 50000000)) $((want + 50000000))
+check "auto-close press $(( (TRAVEL_S + AUTO_S) ))s +-0.5 s after the open press" \
+    in_range "$gap" $((want_gap - 500000000)) $((want_gap + 500000000))
+check "OPEN reported $TRAVEL_S s +-0.5 s after the press" \
+    in_range $((t_opened - s1)) $((TRAVEL_S * 1000000000 - 500000000)) $((TRAVEL_S * 1000000000 + 500000000))
+check "OPENING reported before OPEN, CLOSING after the auto-close press" \
+    [ "$t_opening" -lt "$t_opened" -a "$t_closing" -ge "$s2" ]
+check "the line ended at 0" _level_is "$SIM_SYS" 0 0
+pass "open press $(ms "$w1") ms, auto-close press $(ms "$w2") ms $(ms "$gap") ms later (want $(ms "$want_gap"))"
