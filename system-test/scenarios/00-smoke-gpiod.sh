@@ -2,6 +2,7 @@
 # Harness self-test with Debian's gpiod tools (no project binary): a gpio-sim chip, an output held
 # for 300 ms by gpioset and timed from the kernel's stamps (set by the tracepoint, release by the
 # sim_free probe), and an input edge driven through gpio-sim's pull attribute seen by gpiomon.
+# packages: gpiod
 source "$ST_LIB/scenario.sh"
 
 command -v gpioset > /dev/null || fail "gpioset missing on the host (package gpiod)"
