@@ -8,7 +8,7 @@ export HOME=/tmp LANG=C.UTF-8 TERM=dumb
 export ST_RESULTS=/run/system-test/results
 # shellcheck disable=SC1091
 source "$ST_RESULTS/run.env"
-export ST_PROJECT ST_BIN_DIR ST_MODULE
+export ST_PROJECT ST_BIN_DIR ST_MODULE ST_SCENARIO_TIMEOUT
 export ST_LIB=$ST_PROJECT/system-test/lib
 
 say() { echo "[st] $*"; }

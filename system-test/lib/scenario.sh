@@ -70,6 +70,7 @@ _st_cleanup() {
     [ -s "$ST_OUT/result" ] || _verdict FAIL "ended with status $rc without a verdict"
 }
 trap _st_cleanup EXIT
+trap '_verdict FAIL "stopped by SIGTERM: the scenario deadline (${ST_SCENARIO_TIMEOUT:-?}s) was reached"; exit 1' TERM
 
 # ---------------------------------------------------------------------------------------------
 # Deadlines. Every wait has one.
