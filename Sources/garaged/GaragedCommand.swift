@@ -54,9 +54,11 @@ struct GaragedCommand: ParsableCommand {
             try Daemon(settings: settings, log: log).run()
         } catch let error as StartupError {
             log.error("startup-failed", ["error": error.description])
+            log.flush(timeout: .seconds(1))
             throw ExitCode(1)
         } catch let error as ConfigError {
             log.error("startup-failed", ["error": error.description])
+            log.flush(timeout: .seconds(1))
             throw ExitCode(1)
         }
     }

@@ -67,5 +67,6 @@ struct Daemon {
         pulser.shutdown()
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
+        log.flush()
     }
 }

@@ -48,10 +48,8 @@ final class DoorLoop: @unchecked Sendable {
 
     private func run() {
         while !stopRequested.withLock({ $0 }) {
-            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-            if clients.count < DoorLoop.maxClients {
-                fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
-            }
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             for c in clients.values {
                 fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
             }
@@ -77,14 +75,24 @@ final class DoorLoop: @unchecked Sendable {
         finished.signal()
     }
 
+    /// Accepts every waiting connection. When the table of clients is full, the connection
+    /// that has been silent longest makes room (one of another user's before one of the
+    /// owner's), so idle connections can never shut the owner out.
     private func acceptClients() {
-        while clients.count < DoorLoop.maxClients {
+        while true {
             let fd = clinux_accept_nonblocking(listener)
             if fd < 0 { return }
             let uid = LocalSocket.peerUID(fd)
             let trusted = uid.map { trustedUIDs.contains($0) } ?? false
             let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", throttled: !trusted)
-            clients[fd] = LocalClient(fd: fd, source: source)
+            if clients.count >= DoorLoop.maxClients, let victim = clients.values.min(by: {
+                ($0.source.throttled ? 0 : 1, $0.lastHeard) < ($1.source.throttled ? 0 : 1, $1.lastHeard)
+            }) {
+                log.warning("client-evicted", ["source": victim.source.description,
+                                               "why": "\(DoorLoop.maxClients) connections open; this one was the idlest"])
+                drop(victim)
+            }
+            clients[fd] = LocalClient(fd: fd, source: source, at: clock.now())
         }
     }
 
@@ -93,6 +101,7 @@ final class DoorLoop: @unchecked Sendable {
             drop(client)
             return
         }
+        if !bytes.isEmpty { client.lastHeard = clock.now() }
         for item in client.framer.feed(bytes) {
             let replies: [Reply]
             switch item {

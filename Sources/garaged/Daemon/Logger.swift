@@ -1,27 +1,37 @@
+import CLinux
 import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One line per event on stderr, as `LEVEL event key=value ...`, for journald or a terminal.
-/// Under systemd (JOURNAL_STREAM set) the timestamp is left to journald. PINs never reach it:
-/// callers log slots, and `PIN` itself prints as asterisks.
+/// Lines are queued and written by a thread of their own, so a stalled stderr (journald busy, a
+/// full pipe, a terminal paused with Ctrl-S) never holds up a press or a reply; if the queue
+/// fills, lines are dropped and the count is reported once stderr moves again. Under systemd
+/// (JOURNAL_STREAM set) the timestamp is left to journald. PINs never reach it: callers log
+/// slots, and `PIN` itself prints as asterisks.
 struct Logger: Sendable {
     let timestamps: Bool
+    private let sink: LogSink
 
-    init() { timestamps = getenv("JOURNAL_STREAM") == nil }
+    init() {
+        timestamps = getenv("JOURNAL_STREAM") == nil
+        sink = LogSink()
+    }
 
     func info(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("INFO", event, fields) }
     func warning(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("WARN", event, fields) }
     func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("ERROR", event, fields) }
+
+    /// Waits (up to `timeout`) until every queued line is written: for exit paths.
+    func flush(timeout: Duration = .milliseconds(300)) { sink.flush(timeout: timeout) }
 
     private func emit(_ level: String, _ event: String, _ fields: KeyValuePairs<String, String>) {
         var line = timestamps ? Logger.now() + " " : ""
         line += "\(level) \(event)"
         for (k, v) in fields { line += " \(k)=\(Logger.quote(v))" }
         line += "\n"
-        // One write per line: lines from different threads never interleave.
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        sink.enqueue(line)
     }
 
     /// Quotes values with spaces or quotes so a line stays machine-splittable.
@@ -41,6 +51,86 @@ struct Logger: Sendable {
         let ms = ts.tv_nsec / 1_000_000
         let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
         return "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))T\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec)).\(msText)"
+    }
+}
+
+/// The queue between the threads that log and the one that writes to stderr.
+private final class LogSink: @unchecked Sendable {
+    static let maxQueued = 2000
+
+    private struct State {
+        var lines: [String] = []
+        var dropped = 0
+        var writing = false
+    }
+
+    private let state = Locked(State())
+    private let wake = WakeEvent()
+    private let idle = WakeEvent()
+
+    init() { startThread(name: "log") { [self] in run() } }
+
+    func enqueue(_ line: String) {
+        let queued = state.withLock { s -> Bool in
+            guard s.lines.count < LogSink.maxQueued else {
+                s.dropped += 1
+                return false
+            }
+            s.lines.append(line)
+            return true
+        }
+        if queued { wake.signal() }
+    }
+
+    func flush(timeout: Duration) {
+        let deadline = SystemMonotonicClock().now() + timeout
+        var fds = [pollfd(fd: idle.fd, events: Int16(POLLIN), revents: 0)]
+        while state.withLock({ !$0.lines.isEmpty || $0.writing }) {
+            let left = deadline - SystemMonotonicClock().now()
+            if left <= .zero { return }
+            wake.signal()
+            waitFor(&fds, timeout: min(left, .milliseconds(20)))
+            idle.drain()
+        }
+    }
+
+    private func run() {
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let (batch, dropped) = state.withLock { s -> ([String], Int) in
+                defer { s.lines.removeAll(keepingCapacity: true); s.dropped = 0 }
+                s.writing = !s.lines.isEmpty || s.dropped > 0
+                return (s.lines, s.dropped)
+            }
+            if batch.isEmpty && dropped == 0 {
+                idle.signal()
+                waitFor(&fds, timeout: nil)
+                wake.drain()
+                continue
+            }
+            var text = batch.joined()
+            if dropped > 0 { text += "WARN log-dropped lines=\(dropped) why=\"stderr was not taking lines\"\n" }
+            writeAll(text)
+            state.withLock { $0.writing = false }
+        }
+    }
+
+    /// Writes everything, waiting for stderr as long as it takes: this thread has nothing else to do.
+    private func writeAll(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes = bytes.dropFirst(n)
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && errno == EAGAIN {
+                var pfd = [pollfd(fd: 2, events: Int16(POLLOUT), revents: 0)]
+                waitFor(&pfd, timeout: .seconds(1))
+            } else {
+                return  // stderr is gone; nothing sensible left to do with the line
+            }
+        }
     }
 }
 

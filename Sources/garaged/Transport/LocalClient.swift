@@ -10,13 +10,16 @@ final class LocalClient {
 
     let fd: Int32
     let source: RequestSource
+    /// When the client last sent anything: the idlest one makes room when the daemon is full.
+    var lastHeard: Instant
     var framer = LineFramer(maxLength: 64)
     private(set) var outbox: [UInt8] = []
     private(set) var closing = false
 
-    init(fd: Int32, source: RequestSource) {
+    init(fd: Int32, source: RequestSource, at now: Instant) {
         self.fd = fd
         self.source = source
+        lastHeard = now
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }

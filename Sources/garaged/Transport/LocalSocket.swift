@@ -20,7 +20,11 @@ enum LocalSocket {
                 throw ConfigError("cannot create the socket's directory \(dir): \(String(cString: strerror(errno))); create it or choose another --socket")
             }
         }
-        if access(path, F_OK) == 0 {
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                throw ConfigError("\(path) exists and is not a socket; garaged will not delete it. Choose another --socket, or remove the file if it is not needed")
+            }
             if let probe = try? connect(path: path) {
                 close(probe)
                 throw ConfigError("another garaged is already listening on \(path); stop it or choose another --socket")
