@@ -1,0 +1,13 @@
+/// ATT's multi-octet fields go least significant octet first (Core Vol 3 Part F 3.3.1); only
+/// attribute values keep the byte order their own specification gives them.
+enum ATTBytes {
+    static func uint16(_ value: UInt16) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+    }
+
+    /// The little-endian UInt16 in the first two bytes of `bytes` (the caller checked the count).
+    static func uint16(_ bytes: ArraySlice<UInt8>) -> UInt16 {
+        let i = bytes.startIndex
+        return UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8
+    }
+}

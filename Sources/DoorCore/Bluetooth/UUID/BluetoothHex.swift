@@ -1,0 +1,21 @@
+/// Hex in and out for the Bluetooth code: UUID text, `garaged --print-advertising`, and hcitool
+/// command lines, all in the uppercase space-separated form btmon and the Core spec print.
+public enum BluetoothHex {
+    /// "02 01 06" for [0x02, 0x01, 0x06]; `separator: ""` gives "020106".
+    public static func string<C: Collection>(_ bytes: C, separator: String = " ") -> String
+    where C.Element == UInt8 {
+        let digits = Array("0123456789ABCDEF")
+        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }
+            .joined(separator: separator)
+    }
+
+    /// The value of one ASCII hex digit, either case; nil for anything else.
+    static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+}
