@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+
+/// `garage-pins`, the owner's shell tool, as a subprocess: its output and its documented exit
+/// codes (0 done, 1 refused, 2 usage, 3 daemon unreachable).
+final class GaragePinsCLITests: GaragedTestCase {
+    func testOpenCloseAndStatusWithThePINFromTheEnvironment() throws {
+        try initTable()
+        let daemon = try startDaemon(["--travel-s", "0", "--auto-close-s", "0"])
+        let env = ["GARAGE_PIN": "12345"]
+        let socket = ["--socket", daemon.socketPath]
+
+        let status = try garagePins(["status"] + socket, environment: env)
+        XCTAssertEqual(status.termination, .exited(0), status.stderr)
+        XCTAssertEqual(status.stdout, "S CLOSED\n")
+
+        let open = try garagePins(["open"] + socket, environment: env)
+        XCTAssertEqual(open.termination, .exited(0), open.stderr)
+        XCTAssertEqual(open.stdout, "OK\n")
+        try waitForTrace(daemon, count: 3)
+        try waitForStatus(daemon, "S OPEN") { $0 == "S OPEN" }
+        XCTAssertEqual(try garagePins(["status"] + socket, environment: env).stdout, "S OPEN\n")
+
+        let close = try garagePins(["close"] + socket, environment: env)
+        XCTAssertEqual(close.termination, .exited(0), close.stderr)
+        XCTAssertEqual(close.stdout, "OK\n")
+        let trace = try waitForTrace(daemon, count: 5)
+        XCTAssertEqual(trace.map(\.level), [0, 1, 0, 1, 0])
+        reportWidths(presses(in: trace), "garage-pins open and close")
+
+        // --pin wins over GARAGE_PIN.
+        let flag = try garagePins(["status", "--pin", "12345"] + socket, environment: ["GARAGE_PIN": "99999"])
+        XCTAssertEqual(flag.termination, .exited(0), flag.stderr)
+    }
+
+    func testAWrongPINExitsOneWithTheDaemonsReason() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let result = try garagePins(["open", "--socket", daemon.socketPath], environment: ["GARAGE_PIN": "99999"])
+        XCTAssertEqual(result.termination, .exited(1))
+        XCTAssertTrue(result.stderr.contains("ERR PIN"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("wrong PIN"), result.stderr)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
+
+        // A refusal of another kind carries its own reason.
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        let busy = try garagePins(["close", "--socket", daemon.socketPath], environment: ["GARAGE_PIN": "12345"])
+        XCTAssertEqual(busy.termination, .exited(1))
+        XCTAssertTrue(busy.stderr.contains("ERR BUSY"), busy.stderr)
+    }
+
+    func testNoDaemonExitsThreeNamingTheSocket() throws {
+        let missing = dir + "/no-daemon.sock"
+        let result = try garagePins(["status", "--socket", missing], environment: ["GARAGE_PIN": "12345"])
+        XCTAssertEqual(result.termination, .exited(3))
+        XCTAssertTrue(result.stderr.contains(missing), result.stderr)
+
+        // A socket file nobody listens on (a killed daemon's) is unreachable too.
+        try initTable()
+        let daemon = try startDaemon()
+        daemon.process.signal(SIGKILL)
+        XCTAssertNotNil(daemon.process.waitForExit(timeout: .seconds(5)))
+        let stale = try garagePins(["open", "--socket", socketPath], environment: ["GARAGE_PIN": "12345"])
+        XCTAssertEqual(stale.termination, .exited(3))
+        XCTAssertTrue(stale.stderr.contains(socketPath), stale.stderr)
+    }
+
+    func testNoPINExitsTwo() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let none = try garagePins(["open", "--socket", daemon.socketPath])
+        XCTAssertEqual(none.termination, .exited(2))
+        XCTAssertTrue(none.stderr.contains("GARAGE_PIN"), none.stderr)
+
+        let bad = try garagePins(["open", "--socket", daemon.socketPath, "--pin", "12 45"])
+        XCTAssertEqual(bad.termination, .exited(2), bad.stderr)
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
+    }
+
+    func testInitRefusesToOverwriteWithoutForce() throws {
+        try initTable()
+        let original = readBytes(pinsPath)
+        XCTAssertEqual(original, expectedImage(slots()))
+
+        let again = try garagePins(["init", "--pins", pinsPath, "--master", "54321"])
+        XCTAssertEqual(again.termination, .exited(1))
+        XCTAssertTrue(again.stderr.contains("--force"), again.stderr)
+        XCTAssertTrue(again.stderr.contains(pinsPath), again.stderr)
+        XCTAssertEqual(readBytes(pinsPath), original, "the table must be untouched")
+
+        let forced = try garagePins(["init", "--pins", pinsPath, "--master", "54321", "--slots", "4", "--force"])
+        XCTAssertEqual(forced.termination, .exited(0), forced.stderr)
+        XCTAssertEqual(readBytes(pinsPath), expectedImage(slots(capacity: 4, master: "54321")))
+        XCTAssertEqual(permissions(pinsPath), 0o600)
+
+        let badSlots = try garagePins(["init", "--pins", dir + "/other", "--master", "54321", "--slots", "171"])
+        XCTAssertEqual(badSlots.termination, .exited(2), badSlots.stderr)
+        XCTAssertFalse(fileExists(dir + "/other"))
+    }
+
+    func testInitRefusesWhileADaemonHoldsTheTable() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let original = readBytes(pinsPath)
+        let result = try garagePins(["init", "--pins", pinsPath, "--master", "54321", "--force"])
+        XCTAssertNotEqual(result.termination, .exited(0))
+        XCTAssertTrue(result.stderr.contains("process \(daemon.pid)"), "must name pid \(daemon.pid): \(result.stderr)")
+        XCTAssertEqual(readBytes(pinsPath), original)
+        XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED", "the daemon is unaffected")
+    }
+}
