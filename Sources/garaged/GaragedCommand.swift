@@ -45,6 +45,7 @@ struct GaragedCommand: ParsableCommand {
     var config: String?
 
     func run() throws {
+        Daemon.blockStopSignals()
         let log = Logger()
         do {
             let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }

@@ -81,7 +81,7 @@ public enum PinTableError: Error, Equatable, Sendable, CustomStringConvertible {
     case garbageAfterTable(slots: Int, offset: Int, value: UInt8)
 
     public var description: String {
-        func hex(_ v: UInt8) -> String { "0x" + String(v, radix: 16, uppercase: true) }
+        func hex(_ v: UInt8) -> String { (v < 16 ? "0x0" : "0x") + String(v, radix: 16, uppercase: true) }
         switch self {
         case .badCapacity(let n):
             return "a table holds 1 to \(PinTable.maxCapacity) slots, not \(n)"

@@ -14,16 +14,24 @@ struct Daemon {
     let settings: Settings
     let log: Logger
 
-    func run() throws {
-        // Block the stop signals before any thread starts, so every thread inherits the mask
-        // and only the main thread's sigwait sees them.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGTERM)
-        sigaddset(&stopSignals, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-        signal(SIGPIPE, SIG_IGN)
+    /// SIGTERM and SIGINT, which only the main thread's sigwait may take.
+    static var stopSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        return set
+    }
 
+    /// Must run before the first thread starts (the logger's included): threads inherit the
+    /// mask, so a stop signal can only reach the main thread's sigwait, never kill the process.
+    static func blockStopSignals() {
+        var set = stopSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    func run() throws {
         let clock = SystemMonotonicClock()
         let tableFile = PinTableFile(path: settings.pinsPath)
         let lock: TableLock
@@ -61,6 +69,7 @@ struct Daemon {
         loop.start()
 
         var received: Int32 = 0
+        var stopSignals = Daemon.stopSignals
         sigwait(&stopSignals, &received)
         log.info("stopping", ["signal": received == SIGTERM ? "TERM" : "INT"])
         loop.stop()

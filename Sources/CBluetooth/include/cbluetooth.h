@@ -1,0 +1,39 @@
+#ifndef CBLUETOOTH_H
+#define CBLUETOOTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A thin, version-neutral layer over BlueZ's kernel sockets (libbluetooth): what Swift cannot
+/// import directly (BDADDR_ANY, htobs, packed HCI command structs) stays on this side.
+
+/// What the daemon needs to know about an adapter.
+typedef struct {
+    int dev_id;          ///< hciN's N
+    int up;              ///< 1 when the adapter is powered up (HCI_UP)
+    char name[16];       ///< "hci0"
+    char address[18];    ///< "00:AA:01:00:00:00"
+} cbt_adapter;
+
+/// Finds an adapter by name ("hci0"), or the first one when name is NULL or empty.
+/// Returns 0 and fills *out, or -errno (-ENODEV: no such adapter; -EAFNOSUPPORT: no Bluetooth in
+/// this kernel).
+int cbt_adapter_find(const char *name, cbt_adapter *out);
+
+/// Listens for LE connections on the ATT fixed channel (CID 4) of the adapter with this address.
+/// Non-blocking, close-on-exec. Returns the socket, or -1 with a sentence in err.
+int cbt_att_listen(const char *adapter_address, char *err, size_t err_len);
+
+/// Accepts one ATT connection (non-blocking, close-on-exec); writes the peer's address into
+/// peer (at least 18 bytes). Returns the socket or -errno.
+int cbt_att_accept(int listener, char *peer, size_t peer_len);
+
+/// Sets connectable undirected advertising with these payloads (each at most 31 bytes) and
+/// interval (units of 0.625 ms), and enables it. Returns 0, or -1 with a sentence in err.
+int cbt_advertise(int dev_id, const uint8_t *adv, size_t adv_len, const uint8_t *scan,
+                  size_t scan_len, uint16_t interval_units, char *err, size_t err_len);
+
+/// Turns advertising off (errors ignored: the adapter may already be gone).
+void cbt_advertise_stop(int dev_id);
+
+#endif
