@@ -22,12 +22,20 @@ let package = Package(
         ),
         // A tiny version-neutral C API over libgpiod v1 and v2.
         .target(name: "CGpio", dependencies: ["CGpiod"]),
+        // BlueZ's libbluetooth headers and link flags.
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        // A tiny C layer over BlueZ sockets: the ATT channel, HCI advertising, adapter state.
+        .target(name: "CBluetooth", dependencies: ["CBlueZ"]),
         // Linux calls Swift's Glibc module hides behind _GNU_SOURCE (ppoll, accept4, eventfd).
         .target(name: "CLinux"),
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "CGpio", "CLinux",
+                "DoorCore", "CGpio", "CLinux", "CBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -172,3 +172,13 @@ void cbt_advertise_stop(int dev_id) {
     set_enable(dd, 0);
     hci_close_dev(dd);
 }
+
+int cbt_adapter_up(int dev_id) {
+    int ctl = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (ctl < 0) return -errno;
+    int rc = ioctl(ctl, HCIDEVUP, dev_id);
+    int e = errno;
+    close(ctl);
+    if (rc < 0 && e != EALREADY) return -e;
+    return 0;
+}

@@ -41,6 +41,33 @@ struct GaragedCommand: ParsableCommand {
     @Flag(name: .long, help: "Run without Bluetooth (the local socket only).")
     var noBle = false
 
+    @Option(name: .customLong("ble"), help: ArgumentHelp("The Bluetooth adapter to serve on (default: the first one).", valueName: "ADAPTER"))
+    var bleAdapter: String?
+
+    @Option(name: .long, help: ArgumentHelp("The name phones see (GAP device name and scan response; default Garage).", valueName: "NAME"))
+    var bleName: String?
+
+    @Option(name: .long, help: ArgumentHelp("The iBeacon proximity UUID (default the book's 00000000-0000-0000-0000-0000000000FF).", valueName: "UUID"))
+    var beaconUUID: String?
+
+    @Option(name: .long, help: ArgumentHelp("The iBeacon major, 0-65535 (default 0).", valueName: "N"))
+    var beaconMajor: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The iBeacon minor, 0-65535 (default 1).", valueName: "N"))
+    var beaconMinor: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The iBeacon measured power: RSSI at 1 m in dBm (default \(IBeacon.defaultMeasuredPower)).", valueName: "DBM"))
+    var beaconPower: Int?
+
+    @Option(name: .long, help: ArgumentHelp("How often to advertise, 20-10240 ms (default \(GarageAdvertising.intervalMilliseconds), as the book's beacon).", valueName: "MS"))
+    var advertisingIntervalMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Also serve GATT on this Unix SOCK_SEQPACKET socket, one ATT bearer per connection, exactly as over Bluetooth (for tests and tools without a radio).", valueName: "PATH"))
+    var attSocket: String?
+
+    @Flag(name: .long, help: "Print the advertising and scan-response bytes in hex and exit.")
+    var printAdvertising = false
+
     @Option(name: .long, help: ArgumentHelp("Read settings from this file; flags win.", valueName: "FILE"))
     var config: String?
 
@@ -49,10 +76,18 @@ struct GaragedCommand: ParsableCommand {
         let log = Logger()
         do {
             let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
-            let settings = try Settings(flags: .init(
+            let flags = Settings.Overrides(
                 pins: pins, socket: socket, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
-                travelS: travelS, autoCloseS: autoCloseS, bluetooth: noBle ? false : nil), file: file)
-            try Daemon(settings: settings, log: log).run()
+                travelS: travelS, autoCloseS: autoCloseS, bluetooth: noBle ? false : nil,
+                adapter: bleAdapter, attSocket: attSocket, bleName: bleName, beaconUUID: beaconUUID,
+                beaconMajor: beaconMajor, beaconMinor: beaconMinor, beaconPower: beaconPower,
+                advertisingIntervalMs: advertisingIntervalMs)
+            if printAdvertising {
+                let ble = try Settings(flags: flags, file: file).bluetooth
+                print((try? ble.advertising.report()) ?? "the advertising payload does not fit")
+                return
+            }
+            try Daemon(settings: try Settings(flags: flags, file: file), log: log).run()
         } catch let error as StartupError {
             log.error("startup-failed", ["error": error.description])
             log.flush(timeout: .seconds(1))

@@ -33,6 +33,9 @@ int cbt_att_accept(int listener, char *peer, size_t peer_len);
 int cbt_advertise(int dev_id, const uint8_t *adv, size_t adv_len, const uint8_t *scan,
                   size_t scan_len, uint16_t interval_units, char *err, size_t err_len);
 
+/// Powers an adapter up (HCIDEVUP). Returns 0 (also when it already was up) or -errno.
+int cbt_adapter_up(int dev_id);
+
 /// Turns advertising off (errors ignored: the adapter may already be gone).
 void cbt_advertise_stop(int dev_id);
 

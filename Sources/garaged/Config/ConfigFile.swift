@@ -7,7 +7,9 @@ import Glibc
 /// typo never silently leaves a default in force.
 struct ConfigFile {
     static let keys: Set<String> = ["pins", "socket", "relay", "active-low", "pulse-ms",
-                                    "travel-s", "auto-close-s", "ble"]
+                                    "travel-s", "auto-close-s", "ble", "ble-adapter", "att-socket",
+                                    "ble-name", "beacon-uuid", "beacon-major", "beacon-minor",
+                                    "beacon-power", "advertising-interval-ms"]
 
     private(set) var values: [String: String] = [:]
     let path: String

@@ -8,7 +8,11 @@ struct Settings {
     var relay: RelaySpec
     var activeLow: Bool
     var timing: DoorTiming
-    var bluetooth: Bool
+    /// What the garage looks like over GATT and on the air; used by the ATT test socket too.
+    var bluetooth: BluetoothSettings
+    /// False with `--no-ble`: no adapter is touched.
+    var bluetoothEnabled: Bool
+    var attSocketPath: String?
 
     static let defaultPinsPath = "/var/lib/garaged/pins.eeprom"
 
@@ -21,6 +25,14 @@ struct Settings {
         var travelS: Int?
         var autoCloseS: Int?
         var bluetooth: Bool?
+        var adapter: String?
+        var attSocket: String?
+        var bleName: String?
+        var beaconUUID: String?
+        var beaconMajor: Int?
+        var beaconMinor: Int?
+        var beaconPower: Int?
+        var advertisingIntervalMs: Int?
     }
 
     init(flags: Overrides, file: ConfigFile?) throws(ConfigError) {
@@ -29,7 +41,9 @@ struct Settings {
         relay = try RelaySpec.parse(flags.relay ?? file?["relay"] ?? RelaySpec.defaultValue)
         let fileActiveLow = try file?.bool("active-low"), fileBluetooth = try file?.bool("ble")
         activeLow = flags.activeLow ?? fileActiveLow ?? false
-        bluetooth = flags.bluetooth ?? fileBluetooth ?? true
+        attSocketPath = flags.attSocket ?? file?["att-socket"]
+        bluetoothEnabled = flags.bluetooth ?? fileBluetooth ?? true
+        bluetooth = try BluetoothSettings(flags: flags, file: file)
         let pulse = try Settings.ranged("pulse-ms", flags.pulseMs, file, default: 300,
                                         DoorTiming.pulseRange, unit: "milliseconds")
         let travel = try Settings.ranged("travel-s", flags.travelS, file, default: 12,
@@ -40,7 +54,7 @@ struct Settings {
                             autoClose: autoClose == 0 ? nil : .seconds(autoClose))
     }
 
-    private static func ranged(_ name: String, _ flag: Int?, _ file: ConfigFile?, default fallback: Int,
+    static func ranged(_ name: String, _ flag: Int?, _ file: ConfigFile?, default fallback: Int,
                                _ range: ClosedRange<Int>, unit: String) throws(ConfigError) -> Int {
         var value = fallback
         if let flag { value = flag } else if let fromFile = try file?.int(name) { value = fromFile }

@@ -46,32 +46,43 @@ struct Daemon {
         } catch let e as RelayError {
             throw StartupError(description: e.description)
         }
-        let listener: Int32
+        var listeners: [Listener] = []
         do {
-            listener = try LocalSocket.listen(path: settings.socketPath)
+            listeners.append(try LocalListener(path: settings.socketPath))
+            if let path = settings.attSocketPath {
+                listeners.append(try ATTSocketListener(path: path, gatt: settings.bluetooth.gatt))
+            }
         } catch {
+            for l in listeners { l.close() }
             line.close()
             throw StartupError(description: error.description)
         }
         let pulser = PulseDriver(line: line, pulse: settings.timing.pulse, clock: clock, log: log)
         let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile)
-        let loop = DoorLoop(controller: controller, pulser: pulser, listener: listener,
-                            socketPath: settings.socketPath, clock: clock, log: log)
+        let loop = DoorLoop(controller: controller, pulser: pulser, listeners: listeners, clock: clock, log: log)
         let t = settings.timing
         log.info("start", [
             "pid": String(getpid()), "pins": settings.pinsPath,
-            "slots": "\(table.entries.count + 1)/\(table.capacity)", "socket": settings.socketPath,
+            "slots": "\(table.entries.count + 1)/\(table.capacity)",
+            "listening": listeners.map(\.description).joined(separator: ", "),
             "relay": line.description, "pulse_ms": String(t.pulse.nanoseconds / 1_000_000),
             "travel_s": String(t.travel.secondsRoundedUp),
             "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
-            "ble": settings.bluetooth ? "not built yet (socket only)" : "off", "door": "CLOSED (assumed)",
+            "ble": settings.bluetoothEnabled ? settings.bluetooth.adapter ?? "first adapter" : "off",
+            "door": "CLOSED (assumed)",
         ])
+        let ble = settings.bluetooth
+        let peripheral = !settings.bluetoothEnabled ? nil :
+            BluetoothPeripheral(settings: .init(adapter: ble.adapter, gatt: ble.gatt, advertising: ble.advertising,
+                                                intervalUnits: ble.intervalUnits), loop: loop, log: log)
         loop.start()
+        peripheral?.start()
 
         var received: Int32 = 0
         var stopSignals = Daemon.stopSignals
         sigwait(&stopSignals, &received)
         log.info("stopping", ["signal": received == SIGTERM ? "TERM" : "INT"])
+        peripheral?.stop()
         loop.stop()
         pulser.shutdown()
         withExtendedLifetime(lock) {}

@@ -4,127 +4,136 @@ import DoorCore
 import Glibc
 #endif
 
-/// The book's `loop`, on one thread: it waits in ppoll for requests on the local socket or for
-/// the door's next deadline (travel end, auto-close), hands each request to the controller,
-/// sends the replies, and passes presses to the pulse driver. The controller is touched only
-/// here, so it needs no locks.
+/// The book's `loop`, on one thread: it waits in ppoll for requests on every connection (local
+/// socket, Bluetooth, the ATT test seam) or for the door's next deadline (travel end,
+/// auto-close), hands each request to the controller, sends the replies, and passes presses to
+/// the pulse driver. The controller is touched only here, so it needs no locks.
 final class DoorLoop: @unchecked Sendable {
-    static let maxClients = 128
+    static let maxConnections = 128
 
     private var controller: Controller
     private let pulser: PulseDriver
     private let clock: any MonotonicClock
     private let log: Logger
-    private let listener: Int32
-    private let socketPath: String
-    private let trustedUIDs: Set<uid_t>
-    private var clients: [Int32: LocalClient] = [:]
+    private var listeners: [Int32: Listener] = [:]
+    private var connections: [Int32: Connection] = [:]
     private let wake = WakeEvent()
-    private let stopRequested = Locked(false)
+    /// Listeners handed over by other threads (the Bluetooth adapter comes and goes).
+    private let pending = Locked((add: [Listener](), remove: [Int32](), stop: false))
     private let finished = WakeEvent()
     private let finishedFlag = Locked(false)
 
-    init(controller: Controller, pulser: PulseDriver, listener: Int32, socketPath: String,
+    init(controller: Controller, pulser: PulseDriver, listeners: [Listener],
          clock: any MonotonicClock, log: Logger) {
         self.controller = controller
         self.pulser = pulser
-        self.listener = listener
-        self.socketPath = socketPath
         self.clock = clock
         self.log = log
-        trustedUIDs = [0, getuid()]
+        for l in listeners { self.listeners[l.fd] = l }
     }
 
     func start() { startThread(name: "door-loop") { [self] in run() } }
 
-    /// Stops taking requests, closes every connection and removes the socket file; returns
-    /// when the loop has finished.
+    /// Adds a listener from any thread; the loop closes it when it stops.
+    func add(_ listener: Listener) {
+        pending.withLock { $0.add.append(listener) }
+        wake.signal()
+    }
+
+    /// Closes a listener from any thread (its connections stay until their peers leave).
+    func remove(listenerFD fd: Int32) {
+        pending.withLock { $0.remove.append(fd) }
+        wake.signal()
+    }
+
+    /// Stops taking requests, closes every connection and listener (removing socket files);
+    /// returns when the loop has finished.
     func stop() {
-        stopRequested.withLock { $0 = true }
+        pending.withLock { $0.stop = true }
         wake.signal()
         var fds = [pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)]
         while !finishedFlag.withLock({ $0 }) { waitFor(&fds, timeout: .seconds(1)) }
     }
 
     private func run() {
-        while !stopRequested.withLock({ $0 }) {
-            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            for c in clients.values {
+        while takePending() {
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            for fd in listeners.keys { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            for c in connections.values {
                 fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
             }
-            let n = waitFor(&fds, timeout: controller.door.nextDeadline.map { $0 - clock.now() })
-            if n < 0 && errno != EINTR {
+            if waitFor(&fds, timeout: controller.door.nextDeadline.map { $0 - clock.now() }) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             wake.drain()
             runDoorEvents(controller.tick(at: clock.now()))
-            for pfd in fds where pfd.revents != 0 {
-                if pfd.fd == wake.fd { continue }
-                if pfd.fd == listener { acceptClients(); continue }
-                guard let client = clients[pfd.fd] else { continue }
-                if pfd.revents & Int16(POLLOUT) != 0 { client.flush() }
-                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serve(client) }
-                if client.closing { drop(client) }
+            for pfd in fds where pfd.revents != 0 && pfd.fd != wake.fd {
+                if let listener = listeners[pfd.fd] {
+                    acceptConnections(from: listener)
+                    continue
+                }
+                guard let connection = connections[pfd.fd] else { continue }
+                if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
+                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serve(connection) }
+                if connection.closing { drop(connection) }
             }
         }
-        for c in Array(clients.values) { drop(c) }
-        close(listener)
-        unlink(socketPath)
+        for c in Array(connections.values) { drop(c) }
+        for l in listeners.values { l.close() }
         finishedFlag.withLock { $0 = true }
         finished.signal()
     }
 
-    /// Accepts every waiting connection. When the table of clients is full, the connection
-    /// that has been silent longest makes room (one of another user's before one of the
-    /// owner's), so idle connections can never shut the owner out.
-    private func acceptClients() {
-        while true {
-            let fd = clinux_accept_nonblocking(listener)
-            if fd < 0 { return }
-            let uid = LocalSocket.peerUID(fd)
-            let trusted = uid.map { trustedUIDs.contains($0) } ?? false
-            let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", throttled: !trusted)
-            if clients.count >= DoorLoop.maxClients, let victim = clients.values.min(by: {
+    /// Applies listener changes from other threads; false once the loop should stop.
+    private func takePending() -> Bool {
+        let (add, remove, stop) = pending.withLock { p -> ([Listener], [Int32], Bool) in
+            defer { p.add.removeAll(); p.remove.removeAll() }
+            return (p.add, p.remove, p.stop)
+        }
+        for l in add { listeners[l.fd] = l }
+        for fd in remove { listeners.removeValue(forKey: fd)?.close() }
+        return !stop
+    }
+
+    /// Accepts every waiting connection. When the loop is full, the connection that has been
+    /// silent longest makes room (a throttled one before one of the owner's), so idle
+    /// connections can never shut the owner out.
+    private func acceptConnections(from listener: Listener) {
+        while let connection = listener.accept(at: clock.now()) {
+            if connections.count >= DoorLoop.maxConnections, let victim = connections.values.min(by: {
                 ($0.source.throttled ? 0 : 1, $0.lastHeard) < ($1.source.throttled ? 0 : 1, $1.lastHeard)
             }) {
-                log.warning("client-evicted", ["source": victim.source.description,
-                                               "why": "\(DoorLoop.maxClients) connections open; this one was the idlest"])
+                log.warning("connection-evicted", ["source": victim.source.description,
+                                                   "why": "\(DoorLoop.maxConnections) connections open; this one was the idlest"])
                 drop(victim)
             }
-            clients[fd] = LocalClient(fd: fd, source: source, at: clock.now())
+            connections[connection.fd] = connection
         }
     }
 
-    private func serve(_ client: LocalClient) {
-        guard let bytes = client.read() else {
-            drop(client)
+    private func serve(_ connection: Connection) {
+        guard let incoming = connection.receive() else {
+            drop(connection)
             return
         }
-        if !bytes.isEmpty { client.lastHeard = clock.now() }
-        for item in client.framer.feed(bytes) {
-            let replies: [Reply]
+        if !incoming.isEmpty { connection.lastHeard = clock.now() }
+        for item in incoming where !connection.closing {
             switch item {
-            case .tooLong:
-                replies = [.error(.format)]
-                log.info("request", ["source": client.source.description, "result": "ERR FORMAT", "why": "line longer than 64 bytes"])
-            case .line(let line):
-                replies = handle(line, from: client.source)
-            }
-            if !client.queue(replies) {
-                log.warning("client-dropped", ["source": client.source.description, "why": "it stopped reading its replies"])
-                drop(client)
-                return
+            case .refused(let reply, let why):
+                log.info("request", ["source": connection.source.description, "result": reply.text, "why": why])
+                connection.deliver([reply])
+            case .request(let bytes):
+                connection.deliver(handle(bytes, from: connection.source))
             }
         }
     }
 
     /// Judges one request and performs what it asks; returns its replies.
-    private func handle(_ line: [UInt8], from source: RequestSource) -> [Reply] {
-        let outcome = controller.handle(line, from: source, at: clock.now())
+    private func handle(_ request: [UInt8], from source: RequestSource) -> [Reply] {
+        let outcome = controller.handle(request, from: source, at: clock.now())
         runDoorEvents(outcome.doorEvents)
         log.info("request", ["source": source.description, "command": outcome.command ?? "?",
-                  "slot": outcome.slot.map { String($0) } ?? "-", "result": outcome.result.text])
+                             "slot": outcome.slot.map { String($0) } ?? "-", "result": outcome.result.text])
         if let lock = outcome.lockout {
             log.warning("lockout", ["source": source.description, "seconds": String(lock.secondsRoundedUp),
                                     "failures": String(controller.throttle.failures)])
@@ -145,8 +154,11 @@ final class DoorLoop: @unchecked Sendable {
         }
     }
 
-    private func drop(_ client: LocalClient) {
-        close(client.fd)
-        clients[client.fd] = nil
+    private func drop(_ connection: Connection) {
+        if let why = connection.closeReason {
+            log.warning("connection-dropped", ["source": connection.source.description, "why": why])
+        }
+        connection.close()
+        connections[connection.fd] = nil
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 
 /// One connection on the local socket: its own line framer and its own output queue, so a
 /// client that stops reading only ever fills its own buffer, and is dropped when that is full.
-final class LocalClient {
+final class LocalClient: Connection {
     static let maxQueuedBytes = 64 * 1024
 
     let fd: Int32
@@ -15,6 +15,7 @@ final class LocalClient {
     var framer = LineFramer(maxLength: 64)
     private(set) var outbox: [UInt8] = []
     private(set) var closing = false
+    private(set) var closeReason: String?
 
     init(fd: Int32, source: RequestSource, at now: Instant) {
         self.fd = fd
@@ -24,14 +25,28 @@ final class LocalClient {
 
     var wantsWrite: Bool { !outbox.isEmpty }
 
-    /// Queues reply records, one line each. False when the client has stopped reading and
-    /// should be dropped.
-    func queue(_ replies: [Reply]) -> Bool {
+    /// Queues reply records, one line each; a client that has stopped reading is dropped once
+    /// its queue is full.
+    func deliver(_ replies: [Reply]) {
         for r in replies { outbox += r.bytes + [0x0A] }
-        if outbox.count > LocalClient.maxQueuedBytes { return false }
         flush()
-        return !closing
+        if outbox.count > LocalClient.maxQueuedBytes {
+            closing = true
+            closeReason = "it stopped reading its replies"
+        }
     }
+
+    func receive() -> [Incoming]? {
+        guard let bytes = read() else { return nil }
+        return framer.feed(bytes).map { item in
+            switch item {
+            case .line(let line): return .request(line)
+            case .tooLong: return .refused(.error(.format), why: "line longer than \(framer.maxLength) bytes")
+            }
+        }
+    }
+
+    func close() { Glibc.close(fd) }
 
     /// Writes what the socket takes now, never blocking.
     func flush() {
@@ -49,7 +64,7 @@ final class LocalClient {
     }
 
     /// Reads what is there; nil at end of stream or on error.
-    func read() -> [UInt8]? {
+    private func read() -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

@@ -10,28 +10,29 @@ enum LocalSocket {
 
     /// Binds and listens (non-blocking). A socket file left by a dead daemon is replaced; one a
     /// live daemon still answers on is not.
-    static func listen(path: String) throws(ConfigError) -> Int32 {
+    static func listen(path: String, type: Int32 = Int32(SOCK_STREAM.rawValue),
+                       flag: String = "--socket") throws(ConfigError) -> Int32 {
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw ConfigError("socket path \(path) is too long for a Unix socket (at most 107 bytes); choose a shorter --socket")
+            throw ConfigError("socket path \(path) is too long for a Unix socket (at most 107 bytes); choose a shorter \(flag)")
         }
         let dir = PinTableFile.directory(of: path)
         if access(dir, F_OK) != 0 {
             guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
-                throw ConfigError("cannot create the socket's directory \(dir): \(String(cString: strerror(errno))); create it or choose another --socket")
+                throw ConfigError("cannot create the socket's directory \(dir): \(String(cString: strerror(errno))); create it or choose another \(flag)")
             }
         }
         var st = stat()
         if lstat(path, &st) == 0 {
             guard st.st_mode & S_IFMT == S_IFSOCK else {
-                throw ConfigError("\(path) exists and is not a socket; garaged will not delete it. Choose another --socket, or remove the file if it is not needed")
+                throw ConfigError("\(path) exists and is not a socket; garaged will not delete it. Choose another \(flag), or remove the file if it is not needed")
             }
-            if let probe = try? connect(path: path) {
+            if let probe = try? connect(path: path, type: type) {
                 close(probe)
-                throw ConfigError("another garaged is already listening on \(path); stop it or choose another --socket")
+                throw ConfigError("another garaged is already listening on \(path); stop it or choose another \(flag)")
             }
             unlink(path)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ConfigError("cannot create a Unix socket: \(String(cString: strerror(errno)))") }
         var addr = address(path)
         let bound = withUnsafePointer(to: &addr) {
@@ -54,8 +55,8 @@ enum LocalSocket {
     }
 
     /// A blocking client connection (used here only to see whether a daemon is alive).
-    static func connect(path: String) throws(ConfigError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    static func connect(path: String, type: Int32) throws(ConfigError) -> Int32 {
+        let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ConfigError("socket: \(String(cString: strerror(errno)))") }
         var addr = address(path)
         let rc = withUnsafePointer(to: &addr) {

@@ -1,0 +1,167 @@
+import CBluetooth
+import CLinux
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps the garage on the air: finds the adapter, serves the ATT channel through the door
+/// loop, and advertises (iBeacon plus the book's service). It checks the adapter every second
+/// and whenever a phone connects or leaves, so an adapter that is missing at start, goes down,
+/// is reset or unplugged is taken back when it returns, while the local socket goes on serving.
+final class BluetoothPeripheral: @unchecked Sendable {
+    struct Settings {
+        var adapter: String?
+        var gatt: GarageGATT
+        var advertising: GarageAdvertising
+        var intervalUnits: UInt16
+    }
+
+    private enum Phase: Equatable {
+        case searching(String)   // why there is no usable adapter
+        case serving(devID: Int32, listenerFD: Int32)
+    }
+
+    private let settings: Settings
+    private let loop: DoorLoop
+    private let log: Logger
+    private let wake = WakeEvent()
+    private let stopFlag = Locked(false)
+    private let stopped = WakeEvent()
+    private var phase: Phase = .searching("")
+    private var broughtUp: Set<String> = []   // adapters we powered up once on sight
+
+    init(settings: Settings, loop: DoorLoop, log: Logger) {
+        self.settings = settings
+        self.loop = loop
+        self.log = log
+    }
+
+    func start() {
+        if let holder = BluetoothPeripheral.bluetoothdPID() {
+            log.warning("bluetoothd-running", [
+                "pid": String(holder),
+                "problem": "bluetoothd serves its own GATT database on the same ATT channel, so phones may not see the garage service",
+                "fix": "sudo systemctl disable --now bluetooth; sudo btmgmt le on; sudo btmgmt power on; then restart garaged",
+            ])
+        }
+        startThread(name: "bluetooth") { [self] in run() }
+    }
+
+    /// Something changed (a phone connected or left): re-check and re-advertise now.
+    func poke() { wake.signal() }
+
+    func stop() {
+        stopFlag.withLock { $0 = true }
+        wake.signal()
+        var fds = [pollfd(fd: stopped.fd, events: Int16(POLLIN), revents: 0)]
+        waitFor(&fds, timeout: .seconds(1))
+    }
+
+    private func run() {
+        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        while !stopFlag.withLock({ $0 }) {
+            check()
+            waitFor(&fds, timeout: .seconds(1))
+            wake.drain()
+        }
+        if case .serving(let dev, let fd) = phase {
+            cbt_advertise_stop(dev)
+            loop.remove(listenerFD: fd)
+        }
+        stopped.signal()
+    }
+
+    private func check() {
+        var adapter = cbt_adapter()
+        let rc = cbt_adapter_find(settings.adapter, &adapter)
+        let wanted = settings.adapter ?? "the first adapter"
+        guard rc == 0 else {
+            broughtUp.removeAll()  // a replugged adapter arrives down: bring it up again on sight
+            let why = rc == -EAFNOSUPPORT ? "this kernel has no Bluetooth support"
+                : rc == -ENODEV ? "no Bluetooth adapter (\(wanted)) is present"
+                : "cannot query \(wanted): \(String(cString: strerror(-rc)))"
+            lose(why)
+            return
+        }
+        let name = BluetoothPeripheral.name(of: adapter)
+        if adapter.up == 0 {
+            if !broughtUp.contains(name) {
+                broughtUp.insert(name)
+                let up = cbt_adapter_up(adapter.dev_id)
+                log.info("bluetooth-adapter", ["adapter": name, "action": up == 0 ? "powered up" : "could not power up: \(String(cString: strerror(-up)))"])
+                if up == 0 { return check() }
+            }
+            lose("\(name) is down (bring it up with: sudo btmgmt -i \(name) power on)")
+            return
+        }
+        if case .searching = phase {
+            do {
+                let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt) { [weak self] in self?.poke() }
+                loop.add(listener)
+                phase = .serving(devID: adapter.dev_id, listenerFD: listener.fd)
+                log.info("bluetooth-serving", ["adapter": listener.adapter, "name": settings.gatt.name])
+            } catch {
+                lose("\(name): \(error.description)")
+                return
+            }
+        }
+        advertise(devID: adapter.dev_id, name: name)
+    }
+
+    /// Advertising stops whenever a phone connects; re-arming it on every check keeps the
+    /// garage visible to the next phone (and is harmless when it is still on).
+    private func advertise(devID: Int32, name: String) {
+        do {
+            let adv = try settings.advertising.advertisingData()
+            let scan = try settings.advertising.scanResponse()
+            var err = [CChar](repeating: 0, count: 256)
+            if cbt_advertise(devID, adv, adv.count, scan, scan.count, settings.intervalUnits, &err, err.count) != 0 {
+                logOnce("advertising-failed", text(err))
+            } else {
+                logOnce("advertising", "\(name) every \(Int(settings.intervalUnits) * 625 / 1000) ms")
+            }
+        } catch {
+            logOnce("advertising-failed", "\(error)")
+        }
+    }
+
+    private var lastNote = ""
+
+    /// Logs a state only when it changes, so a once-a-second check never floods the journal.
+    private func logOnce(_ event: String, _ detail: String) {
+        let note = event + detail
+        guard note != lastNote else { return }
+        lastNote = note
+        if event.hasSuffix("failed") { log.warning(event, ["detail": detail]) } else { log.info(event, ["detail": detail]) }
+    }
+
+    private func lose(_ why: String) {
+        if case .serving(_, let fd) = phase { loop.remove(listenerFD: fd) }
+        if phase != .searching(why) {
+            log.warning("bluetooth-unavailable", ["why": why, "meanwhile": "the local socket keeps serving; retrying every second"])
+        }
+        phase = .searching(why)
+        lastNote = ""
+    }
+
+    static func name(of adapter: cbt_adapter) -> String {
+        var a = adapter
+        return withUnsafeBytes(of: &a.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// The pid of a running bluetoothd, from /proc.
+    static func bluetoothdPID() -> Int32? {
+        guard let dir = opendir("/proc") else { return nil }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = Int32(name), let f = fopen("/proc/\(name)/comm", "r") else { continue }
+            var buf = [CChar](repeating: 0, count: 64)
+            let comm = fgets(&buf, 64, f) != nil ? text(buf) : ""
+            fclose(f)
+            if comm.hasPrefix("bluetoothd") { return pid }
+        }
+        return nil
+    }
+}

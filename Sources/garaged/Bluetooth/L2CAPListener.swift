@@ -1,0 +1,51 @@
+import CBluetooth
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Phones connecting over LE to the kernel's ATT fixed channel (CID 4) on one adapter. Each
+/// connection is an ATT bearer like any other; the peripheral is told when one opens or
+/// closes, because the controller stops connectable advertising when a phone connects.
+final class L2CAPListener: Listener {
+    let fd: Int32
+    let adapter: String
+    private let gatt: GarageGATT
+    private let onChange: @Sendable () -> Void
+
+    init(adapter: cbt_adapter, gatt: GarageGATT, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
+        var err = [CChar](repeating: 0, count: 256)
+        var a = adapter
+        let address = withUnsafeBytes(of: &a.address) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let fd = cbt_att_listen(address, &err, err.count)
+        guard fd >= 0 else { throw BluetoothError(text(err)) }
+        self.fd = fd
+        self.adapter = "\(BluetoothPeripheral.name(of: adapter)) \(address)"
+        self.gatt = gatt
+        self.onChange = onChange
+    }
+
+    var description: String { "Bluetooth ATT channel on \(adapter)" }
+
+    func accept(at now: Instant) -> Connection? {
+        var peer = [CChar](repeating: 0, count: 32)
+        let client = cbt_att_accept(fd, &peer, peer.count)
+        guard client >= 0 else { return nil }
+        onChange()
+        return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", throttled: true),
+                             gatt: gatt, at: now, onClose: onChange)
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// Why Bluetooth is not serving right now; the daemon keeps serving the local socket.
+struct BluetoothError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A C string buffer as a Swift string.
+func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
