@@ -322,3 +322,16 @@ door_status() { sock_send "$1" "${MASTER_PIN}S"; }
 
 # garage_pins ARGS...: the CLI with a deadline; prints its output.
 garage_pins() { timeout 15 "$GARAGE_PINS" "$@" 2>&1; }
+
+# open_async SOCKET TAG: `garage-pins open` in the background (under load the CLI can take longer
+# to exit than a press lasts); open_wait TAG then waits for it and fails unless it printed OK.
+open_async() {
+    timeout 15 "$GARAGE_PINS" open --socket "$1" --pin "$MASTER_PIN" > "$ST_WORK/open-$2.txt" 2>&1 &
+    OPEN_PID=$!
+    ST_PIDS+=("$OPEN_PID")
+}
+open_wait() {
+    wait_exit "$OPEN_PID" 15 || fail "[$1] garage-pins open did not return within 15 s"
+    local reply; reply=$(cat "$ST_WORK/open-$1.txt")
+    check "[$1] garage-pins open answered OK (got '$reply')" [ "$EXIT_RC" = 0 -a "$reply" = OK ]
+}

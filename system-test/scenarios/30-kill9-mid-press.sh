@@ -12,14 +12,14 @@ g=$SIM_BASE sock=$ST_WORK/g.sock
 trace_start
 garaged_start d1 "$sock" "$SIM_CHIP:0" --pulse-ms 2000 --travel-s 3 --auto-close-s 0
 pid1=$DAEMON_PID
-reply=$(garage_pins open --socket "$sock" --pin "$MASTER_PIN")
-check "garage-pins open answered OK (got '$reply')" [ "$reply" = OK ]
+open_async "$sock" open
 wait_level "$SIM_SYS" 0 1 10 || fail "the press did not start within 10 s"
 nap 0.3
 trace_mark kill9
 kill -KILL "$pid1"
 wait_exit "$pid1" 5 || fail "garaged still there 5 s after SIGKILL"
 check "the line is back at 0 once garaged is gone" _level_is "$SIM_SYS" 0 0
+open_wait open
 
 t_kill=$(mark_time kill9)
 t_exit=$(exit_time "$pid1")

@@ -10,25 +10,33 @@ g=$SIM_BASE
 trace_start
 summary=()
 
-term_case() { # term_case PULSE_MS DELAY_S
-    local pulse=$1 delay=$2 sock=$ST_WORK/t$1.sock pid reply
-    garaged_start "d$pulse" "$sock" "$SIM_CHIP:0" --pulse-ms "$pulse" --travel-s 3 --auto-close-s 0
+# term_case PULSE_MS DELAY_S: one daemon, one open, SIGTERM DELAY_S after the press starts.
+# Sets MISSED=1 (to try again) when the SIGTERM missed the press: a miss of the harness under
+# load, not of the daemon.
+term_case() {
+    local pulse=$1 delay=$2 try=$3 tag=$1-$3 sock=$ST_WORK/t$1-$3.sock pid
+    MISSED=0
+    garaged_start "d$tag" "$sock" "$SIM_CHIP:0" --pulse-ms "$pulse" --travel-s 3 --auto-close-s 0
     pid=$DAEMON_PID
-    trace_mark "open-$pulse"
-    reply=$(garage_pins open --socket "$sock" --pin "$MASTER_PIN")
-    check "[$pulse ms] garage-pins open answered OK (got '$reply')" [ "$reply" = OK ]
+    trace_mark "open-$tag"
+    open_async "$sock" "$tag"
     wait_level "$SIM_SYS" 0 1 10 || fail "[$pulse ms] the press did not start within 10 s"
     nap "$delay"
-    trace_mark "term-$pulse"
+    trace_mark "term-$tag"
     kill -TERM "$pid"
     wait_exit "$pid" 5 || fail "[$pulse ms] garaged still running 5 s after SIGTERM"
     local rc=$EXIT_RC t_open t_term t_exit start end width after
-    t_open=$(mark_time "open-$pulse") t_term=$(mark_time "term-$pulse") t_exit=$(exit_time "$pid")
+    open_wait "$tag"
+    t_open=$(mark_time "open-$tag") t_term=$(mark_time "term-$tag") t_exit=$(exit_time "$pid")
     read -r start end width <<< "$(line_levels "$g" "$SIM_LABEL" 0 0 |
         awk -v t="$t_open" '$1 >= t' | pulses 1 | head -n1)"
     check "[$pulse ms] the press started before the SIGTERM" [ -n "$start" -a "${start:-0}" -lt "$t_term" ]
     check "[$pulse ms] the press ended" [ "$end" != - ]
-    check "[$pulse ms] SIGTERM landed in the middle of the press" [ "$end" -gt "$t_term" ]
+    if [ "$end" -le "$t_term" ]; then
+        log "[$pulse ms] try $try: the SIGTERM came $(ms_between "$end" "$t_term") ms after the press had ended"
+        MISSED=1
+        return 0
+    fi
     check "[$pulse ms] garaged exited 0 (status $rc)" [ "$rc" = 0 ]
     check "[$pulse ms] the line is at 0 after exit" _level_is "$SIM_SYS" 0 0
     after=$(line_levels "$g" "$SIM_LABEL" 0 0 | awk -v t="$end" '$1 > t && $2 == 1' | wc -l)
@@ -41,6 +49,16 @@ term_case() { # term_case PULSE_MS DELAY_S
     summary+=("$pulse ms press $how at $(ms "$width") ms, exit after $(ms_between "$t_term" "$t_exit") ms")
 }
 
-term_case 300 0.1
-term_case 2000 0.3
+# term_mid_press PULSE_MS DELAY_S: term_case, up to 3 tries to land inside the press.
+term_mid_press() {
+    local try
+    for try in 1 2 3; do
+        term_case "$1" "$2" "$try"
+        [ "$MISSED" = 1 ] || return 0
+    done
+    fail "[$1 ms] 3 tries, and the SIGTERM never landed inside the press (the guest is too slow?)"
+}
+
+term_mid_press 300 0.1
+term_mid_press 2000 0.3
 pass "${summary[0]}; ${summary[1]}"
