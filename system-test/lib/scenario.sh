@@ -162,6 +162,8 @@ trace_start() {
     : > "$TRACE/trace"
     echo 1 > "$TRACE/events/gpio/gpio_value/enable"
     echo 1 > "$TRACE/events/gpio/gpio_direction/enable"
+    # Only the exits of the project's processes (set EXIT_FILTER before trace_start for others).
+    echo "${EXIT_FILTER:-comm ~ \"garage*\"}" > "$TRACE/events/sched/sched_process_exit/filter"
     echo 1 > "$TRACE/events/sched/sched_process_exit/enable"
     if [ -d "$TRACE/events/st/sim_free" ]; then echo 1 > "$TRACE/events/st/sim_free/enable"; fi
     echo 1 > "$TRACE/tracing_on"
