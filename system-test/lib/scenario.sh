@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for scenarios, sourced first by every scenarios/NN-name.sh (inside the guest).
 #
 # A scenario is one bash script that ends with `pass "summary"`, `fail "reason"` or `skip "why"`.
@@ -306,6 +307,7 @@ garaged_stop() {
 status_watch() {
     python3 "$ST_LIB/status-watch.py" "$1" "$MASTER_PIN" "$2" > "$ST_OUT/status-watch.txt" 2>&1 &
     ST_PIDS+=("$!")
+    # shellcheck disable=SC2034 # for scenarios that stop the watcher early
     WATCH_PID=$!
 }
 

@@ -18,7 +18,7 @@ check "line 0 back at 0 once gpioset has exited" [ "$(sim_value "$SIM_SYS" 0)" =
 have_release_probe || fail "no sim_free kprobe: the release of a line cannot be timed"
 mapfile -t p < <(line_levels "$g_out" "$SIM_LABEL" 0 0 | pulses 1)
 check "exactly one high stretch on line 0 (saw ${#p[@]})" [ ${#p[@]} -eq 1 ]
-read -r start end width <<< "${p[0]}"
+read -r _ end width <<< "${p[0]}"
 check "the high stretch ended (released)" [ "$end" != - ]
 metric held_ms "$(ms "$width") (gpioset asked 300 ms; includes its exit)"
 metric hold_error_ms "$(ms $((width - 300000000)))"

@@ -46,7 +46,7 @@ check "the request set the line to $inactive (got '$first')" [ "$first" = "$inac
 
 mapfile -t p < <(line_levels "$g" "$SIM_LABEL" 0 "$inactive" | pulses "$active")
 check "exactly one press (saw ${#p[@]})" [ ${#p[@]} -eq 1 ]
-read -r p_start p_end width <<< "${p[0]}"
+read -r p_start _ width <<< "${p[0]}"
 check "the press started after the open command" [ "$p_start" -gt "$t_open" ]
 check "the line ended at $inactive" _level_is "$SIM_SYS" 0 "$inactive"
 metric request_to_open_ms "$(ms_between "$t_req" "$t_open") (line held, never active)"

@@ -26,8 +26,8 @@ nap 0.5
 t_open=$(mark_time open-cmd)
 mapfile -t p < <(line_levels "$g" "$SIM_LABEL" 0 0 | pulses 1)
 check "exactly two presses: the open and the auto-close (saw ${#p[@]})" [ ${#p[@]} -eq 2 ]
-read -r s1 e1 w1 <<< "${p[0]}"
-read -r s2 e2 w2 <<< "${p[1]}"
+read -r s1 _ w1 <<< "${p[0]}"
+read -r s2 _ w2 <<< "${p[1]}"
 want=$((PULSE_MS * 1000000))
 metric open_press_ms "$(ms "$w1") (asked $PULSE_MS; error $(ms $((w1 - want))) ms)"
 metric auto_close_press_ms "$(ms "$w2") (asked $PULSE_MS; error $(ms $((w2 - want))) ms)"

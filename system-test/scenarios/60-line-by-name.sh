@@ -8,7 +8,7 @@ require_daemon
 sim_chip label=st-decoy lines=3 names=door,relay,spare
 decoy_base=$SIM_BASE
 sim_chip label=st-garage lines=3 names=door,relay,spare
-chip=$SIM_CHIP base=$SIM_BASE label=$SIM_LABEL sys=$SIM_SYS
+chip=$SIM_CHIP base=$SIM_BASE label=$SIM_LABEL
 trace_start
 done_cases=()
 
