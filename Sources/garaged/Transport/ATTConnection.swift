@@ -12,6 +12,8 @@ final class ATTConnection: Connection {
     static let maxErrors = 16
     /// Packets waiting for a slow peer before it is dropped.
     static let maxQueuedPackets = 64
+    /// PDUs taken per wake-up, so one busy bearer cannot hold up the other connections.
+    static let maxPacketsPerTurn = 16
 
     let fd: Int32
     let source: RequestSource
@@ -36,7 +38,7 @@ final class ATTConnection: Connection {
     func receive() -> [Incoming]? {
         var incoming: [Incoming] = []
         var buffer = [UInt8](repeating: 0, count: Int(ATTServer.maximumMTU) + 1)
-        while !closing {
+        for _ in 0..<ATTConnection.maxPacketsPerTurn where !closing {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
