@@ -93,8 +93,6 @@ final class PulseDriver: @unchecked Sendable {
     }
 
     private func pressOnce(_ reason: Door.Press, fds: inout [pollfd]) {
-        let start = clock.now()
-        let end = start + pulse
         do {
             try line.setActive(true)
         } catch {
@@ -102,6 +100,10 @@ final class PulseDriver: @unchecked Sendable {
             release()
             return
         }
+        // Timed from when the set returned, so the line is active at least `pulse` long even
+        // when setting it is slow (a busy GPIO controller, an emulated CPU).
+        let start = clock.now()
+        let end = start + pulse
         log.info("press", ["reason": reason.rawValue, "pulse_ms": "\(pulse.nanoseconds / 1_000_000)"])
         var cut = false
         while true {
