@@ -16,22 +16,52 @@ public struct Controller: Sendable {
         /// Door events that fell due before the request was judged (the caller performs any
         /// auto-close press among them, as for `tick`).
         public var doorEvents: [Door.Event]
+        /// A local request the caller answers itself (the history lives in the daemon).
+        public var query: LocalQuery?
+        /// The decoded command, when the request could be decoded (for the event history).
+        public var decoded: Command?
 
         /// The last reply, which is what the log records as the result.
-        public var result: Reply { replies.last! }
+        public var result: Reply { replies.last ?? .ok }
+    }
+
+    /// Local requests the controller authorises but cannot answer: the caller serves them.
+    public enum LocalQuery: Equatable, Sendable {
+        case log(since: Int64?)
+        case follow(LocalCommand.FollowTopic)
     }
 
     public private(set) var table: PinTable
     public private(set) var door: Door
     public private(set) var throttle: Throttle
+    /// Names of used slots; labels of free slots are never kept.
+    public private(set) var labels: Labels
     private let store: any PinTableSaving
+    private let labelStore: (any LabelsSaving)?
 
     public init(table: PinTable, door: Door, throttle: Throttle = Throttle(),
-                store: any PinTableSaving) {
+                store: any PinTableSaving, labels: Labels = Labels(),
+                labelStore: (any LabelsSaving)? = nil) {
         self.table = table
         self.door = door
         self.throttle = throttle
         self.store = store
+        self.labels = labels.pruned(to: table)
+        self.labelStore = labelStore
+    }
+
+    /// The label of `slot`, for logs and events.
+    public func label(of slot: Int?) -> String? { slot.flatMap { labels[$0] } }
+
+    /// The status record the local socket sends for `Lstatus` and to status followers.
+    public func statusRecord(at now: Instant) -> JSONValue {
+        let locked = throttle.remainingLock(at: now)?.secondsRoundedUp ?? 0
+        return .object([
+            ("door", .string(door.position.rawValue)),
+            ("auto_close_s", door.autoCloseIn(at: now).map { .number(Int64($0)) } ?? .null),
+            ("locked_s", .number(Int64(locked))),
+            ("failures", .number(Int64(throttle.failures))),
+        ])
     }
 
     /// Judges one request (one BLE write or one socket line).
@@ -44,11 +74,18 @@ public struct Controller: Sendable {
         let request: Request
         switch CommandCodec.decode(bytes) {
         case .failure(let code):
-            outcome.replies = [.error(code)]
+            // Bluetooth does not know the local extensions at all, malformed or not.
+            let local = bytes.count > PIN.length && Array(bytes)[PIN.length] == LocalCommand.letter
+            outcome.replies = [.error(local && !source.isLocal && code == .format ? .command : code)]
             return outcome
         case .success(let r): request = r
         }
         outcome.command = request.command.name
+        outcome.decoded = request.command
+        if case .local = request.command, !source.isLocal {
+            outcome.replies = [.error(.command)]
+            return outcome
+        }
 
         if source.throttled, let left = throttle.remainingLock(at: now) {
             outcome.replies = [.locked(seconds: left.secondsRoundedUp)]
@@ -61,7 +98,7 @@ public struct Controller: Sendable {
         }
         if source.throttled { throttle.recordSuccess() }
         outcome.slot = slot
-        outcome.replies = execute(request.command, at: now, press: &outcome.press)
+        outcome.replies = execute(request.command, at: now, press: &outcome.press, query: &outcome.query)
         return outcome
     }
 
@@ -71,8 +108,8 @@ public struct Controller: Sendable {
         door.advance(to: now)
     }
 
-    private mutating func execute(_ command: Command, at now: Instant,
-                                  press: inout Door.Press?) -> [Reply] {
+    private mutating func execute(_ command: Command, at now: Instant, press: inout Door.Press?,
+                                  query: inout LocalQuery?) -> [Reply] {
         switch command {
         case .open, .close:
             let decision = door.request(open: command == .open, at: now)
@@ -84,12 +121,72 @@ public struct Controller: Sendable {
             let entries = table.entries
             return entries.map { Reply.entry(slot: $0.slot, pin: $0.pin) } + [.listed(count: entries.count)]
         case .add(let pin):
-            return change { table throws(ErrorCode) in .added(slot: try table.add(pin)) }
+            return add(pin, label: nil)
         case .edit(let slot, let pin):
             return change { table throws(ErrorCode) in try table.edit(slot: slot, to: pin); return .ok }
         case .delete(let slot):
-            return change { table throws(ErrorCode) in try table.delete(slot: slot); return .ok }
+            let replies = change { table throws(ErrorCode) in try table.delete(slot: slot); return .ok }
+            if replies == [.ok], labels[slot] != nil {
+                // Best effort: a label left on a free slot is never shown, and the next add
+                // into that slot rewrites the labels first.
+                var copy = labels
+                copy.set(nil, for: slot)
+                try? labelStore?.save(copy)
+                labels = copy
+            }
+            return replies
+        case .local(let local):
+            return execute(local, at: now, query: &query)
         }
+    }
+
+    private mutating func execute(_ command: LocalCommand, at now: Instant, query: inout LocalQuery?) -> [Reply] {
+        switch command {
+        case .list:
+            let records = table.entries.map { e -> Reply in
+                var m: [(String, JSONValue)] = [("slot", .number(Int64(e.slot))), ("pin", .string(e.pin.string))]
+                if let l = labels[e.slot] { m.append(("label", .string(l))) }
+                return .record(.object(m))
+            }
+            return records + [.listed(count: records.count)]
+        case .add(let pin, let label):
+            return add(pin, label: label)
+        case .label(let slot, let name):
+            guard slot >= 1, slot < table.capacity, table.slots[slot] != nil else { return [.error(.slot)] }
+            var copy = labels
+            copy.set(name, for: slot)
+            do { try labelStore?.save(copy) } catch { return [.error(.store)] }
+            labels = copy
+            return [.ok]
+        case .status:
+            return [.record(statusRecord(at: now)), .ok]
+        case .log(let since):
+            query = .log(since: since)
+            return []
+        case .follow(let topic):
+            query = .follow(topic)
+            return []
+        }
+    }
+
+    /// `A` and `Ladd`: the labels are saved first (the new slot's label, or none, so a stale
+    /// name of an earlier holder can never reappear), then the table; either failing changes
+    /// nothing that is shown.
+    private mutating func add(_ pin: PIN, label: String?) -> [Reply] {
+        var copy = table
+        let slot: Int
+        do { slot = try copy.add(pin) } catch { return [.error(error)] }
+        var newLabels = labels
+        newLabels.set(label, for: slot)
+        do {
+            try labelStore?.save(newLabels)
+            try store.save(copy)
+        } catch {
+            return [.error(.store)]
+        }
+        table = copy
+        labels = newLabels
+        return [.added(slot: slot)]
     }
 
     /// Applies a table change to a copy, saves it, and only then makes it current.

@@ -59,6 +59,13 @@ public struct PinTable: Equatable, Sendable {
         slots[slot] = nil
     }
 
+    /// Stores `pin` in a given free slot (importers rebuilding a table slot by slot).
+    public mutating func put(_ pin: PIN, inSlot slot: Int) throws(ErrorCode) {
+        guard slot >= 1, slot < capacity, slots[slot] == nil else { throw .slot }
+        guard self.slot(of: pin) == nil else { throw .duplicate }
+        slots[slot] = pin
+    }
+
     /// Replaces the master PIN (the owner's offline tool only; never over the protocol).
     public mutating func setMaster(_ pin: PIN) throws(ErrorCode) {
         if let existing = slot(of: pin), existing != 0 { throw .duplicate }

@@ -106,6 +106,7 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
     case corrupt(path: String, reason: PinTableError, hint: String)
     case io(path: String, action: String, errno: Int32)
     case locked(path: String, holder: Int32?)
+    case labels(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -120,6 +121,8 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
         case .locked(let path, let holder):
             let who = holder.map { "process \($0)" } ?? "another process"
             return "PIN table \(path) is in use by \(who) (a running garaged?); stop it first, or talk to it through its socket"
+        case .labels(let path, let reason):
+            return "labels file \(path) is not valid: \(reason); fix that line, or delete the file to forget every label"
         }
     }
 }

@@ -7,12 +7,14 @@ public enum Command: Equatable, Sendable {
     case add(PIN)      // A<pin>
     case edit(slot: Int, pin: PIN)  // E<index><pin>
     case delete(slot: Int)          // D<index>
+    case local(LocalCommand)        // L<verb> ... (local socket only, extension)
 
     /// Only the master PIN (slot 0) may manage the table.
     public var needsMaster: Bool {
         switch self {
         case .open, .close, .status: return false
         case .list, .add, .edit, .delete: return true
+        case .local(let c): return c.needsMaster
         }
     }
 
@@ -26,6 +28,7 @@ public enum Command: Equatable, Sendable {
         case .add: return "add"
         case .edit(let slot, _): return "edit \(slot)"
         case .delete(let slot): return "delete \(slot)"
+        case .local(let c): return c.name
         }
     }
 }

@@ -32,6 +32,7 @@ public enum CommandCodec {
                   let slot = decodeIndex(args.dropLast(PIN.length)) else { return .failure(.format) }
             command = .edit(slot: slot, pin: newPIN)
         case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
+        case LocalCommand.letter: command = LocalCommand.decode(args).map(Command.local)
         default: return .failure(.command)
         }
         guard let command else { return .failure(.format) }
@@ -61,6 +62,7 @@ public enum CommandCodec {
         case .add(let pin): out += Array("A".utf8) + pin.bytes
         case .edit(let slot, let pin): out += Array("E\(slot)".utf8) + pin.bytes
         case .delete(let slot): out += Array("D\(slot)".utf8)
+        case .local(let c): out += [LocalCommand.letter] + Array(c.argumentText.utf8)
         }
         return out
     }

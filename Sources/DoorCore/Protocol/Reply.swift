@@ -8,6 +8,8 @@ public enum Reply: Equatable, Sendable {
     case status(DoorPosition, autoCloseIn: Int?)  // S <STATE> [<seconds>]
     case error(ErrorCode)
     case locked(seconds: Int)         // ERR LOCKED <seconds>
+    /// One JSON object on one line: local-socket extensions only, so it may exceed 20 bytes.
+    case record(JSONValue)
 
     public static let maxRecordLength = 20
 
@@ -21,6 +23,7 @@ public enum Reply: Equatable, Sendable {
             return seconds.map { "S \(position.rawValue) \($0)" } ?? "S \(position.rawValue)"
         case .error(let code): return "ERR \(code.rawValue)"
         case .locked(let seconds): return "ERR LOCKED \(seconds)"
+        case .record(let value): return value.serialized
         }
     }
 
@@ -28,8 +31,10 @@ public enum Reply: Equatable, Sendable {
 
     /// True for the record that ends an answer (everything but a list entry).
     public var isFinal: Bool {
-        if case .entry = self { return false }
-        return true
+        switch self {
+        case .entry, .record: return false
+        default: return true
+        }
     }
 
     /// True when the request was refused.

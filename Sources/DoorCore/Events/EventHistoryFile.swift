@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The durable, bounded event history: records are appended to FILE and made durable with
+/// fdatasync; when FILE would grow past `maxBytes` it is renamed to FILE.1 (dropping the older
+/// FILE.1) and a new FILE starts, so the oldest records go first and the history never takes
+/// more than twice `maxBytes`. Reading takes FILE.1 then FILE and skips torn or corrupt lines.
+/// One process appends (the daemon's event writer thread); it is not shared between threads.
+public final class EventHistoryFile: @unchecked Sendable {
+    /// 256 KiB a file: at ~110 bytes a record, 2300-4700 records are kept: months of a family's
+    /// comings and goings, or a day of a few thousand requests.
+    public static let defaultMaxBytes = 256 * 1024
+
+    public let path: String
+    public let maxBytes: Int
+    private var fd: Int32 = -1
+    private var size = 0
+
+    public init(path: String, maxBytes: Int = EventHistoryFile.defaultMaxBytes) {
+        self.path = path
+        self.maxBytes = maxBytes
+    }
+
+    public var olderPath: String { path + ".1" }
+
+    /// The history file that belongs to a table file.
+    public static func path(forTable table: String) -> String { table + ".events" }
+
+    /// Appends records and waits until they are on disk (fdatasync).
+    public func append(_ records: [EventRecord]) throws(TableFileError) {
+        var bytes: [UInt8] = []
+        for r in records { bytes += EventCodec.encode(r) }
+        try append(bytes: bytes)
+    }
+
+    /// Appends pre-encoded lines (tests use it to write torn ones).
+    public func append(bytes: [UInt8]) throws(TableFileError) {
+        try openIfNeeded()
+        if size > 0, size + bytes.count > maxBytes { try rotate() }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, action: "append to", errno: errno)
+            }
+            written += n
+        }
+        size += written
+        guard fdatasync(fd) == 0 else { throw .io(path: path, action: "fdatasync", errno: errno) }
+    }
+
+    /// Every sound record, oldest first, and how many lines were skipped as torn or corrupt.
+    public func readAll() throws(TableFileError) -> (records: [EventRecord], skipped: Int) {
+        var records: [EventRecord] = []
+        var skipped = 0
+        for p in [olderPath, path] {
+            guard let bytes = try AtomicFile.read(p, limit: maxBytes * 4) else { continue }
+            let got = EventCodec.decodeAll(bytes)
+            records += got.records
+            skipped += got.skipped
+        }
+        return (records, skipped)
+    }
+
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
+
+    /// Opens FILE for appending; a last line torn by a crash gets its newline first, so the
+    /// next record starts on a line of its own (the torn one stays, and is skipped on reading).
+    private func openIfNeeded() throws(TableFileError) {
+        guard fd < 0 else { return }
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(path: path, action: "open the event history", errno: errno) }
+        var st = stat()
+        fstat(fd, &st)
+        size = Int(st.st_size)
+        if size > 0 {
+            let rfd = open(path, O_RDONLY | O_CLOEXEC)
+            var last: UInt8 = 0x0A
+            if rfd >= 0 {
+                _ = pread(rfd, &last, 1, off_t(size - 1))
+                Glibc.close(rfd)
+            }
+            if last != 0x0A {
+                var lf: UInt8 = 0x0A
+                if write(fd, &lf, 1) == 1 { size += 1 }
+            }
+        }
+    }
+
+    private func rotate() throws(TableFileError) {
+        close()
+        guard rename(path, olderPath) == 0 else { throw .io(path: path, action: "rotate", errno: errno) }
+        let dir = PinTableFile.directory(of: path)
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { fsync(dfd); Glibc.close(dfd) }
+        try openIfNeeded()
+    }
+}

@@ -1,0 +1,67 @@
+/// Names for PIN slots ("Alice", "cleaner"): the EEPROM layout has no room for them, so they
+/// live beside the table. A label is at most 32 UTF-8 bytes of printable text (no tabs, no
+/// newlines) so it fits a socket line and a table column.
+public struct Labels: Equatable, Sendable {
+    public static let maxLength = 32
+
+    public private(set) var names: [Int: String] = [:]
+
+    public init(_ names: [Int: String] = [:]) { self.names = names }
+
+    public subscript(slot: Int) -> String? { names[slot] }
+
+    /// Sets or (with nil or an empty name) clears the label of `slot`.
+    public mutating func set(_ name: String?, for slot: Int) {
+        if let name, !name.isEmpty { names[slot] = name } else { names[slot] = nil }
+    }
+
+    /// Only the labels of slots that hold a PIN: a label left on a freed slot is never shown.
+    public func pruned(to table: PinTable) -> Labels {
+        Labels(names.filter { $0.key < table.capacity && table.slots[$0.key] != nil })
+    }
+
+    /// Why `name` cannot be a label, or nil when it can.
+    public static func problem(with name: String) -> String? {
+        if name.utf8.count > maxLength { return "a label is at most \(maxLength) bytes, and \"\(name)\" is \(name.utf8.count)" }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "a label cannot contain tabs, newlines or other control characters"
+        }
+        if name.hasPrefix(" ") || name.hasSuffix(" ") { return "a label cannot start or end with a space" }
+        return nil
+    }
+
+    /// The sidecar's text: a comment line, then `<slot><TAB><label>` per labelled slot.
+    public func encoded() -> [UInt8] {
+        var text = "# garaged labels: slot<TAB>name, one per line\n"
+        for slot in names.keys.sorted() { text += "\(slot)\t\(names[slot]!)\n" }
+        return Array(text.utf8)
+    }
+
+    /// Reads the sidecar; a bad line is refused with its number, so a hand edit gone wrong
+    /// is noticed rather than silently dropping names.
+    public static func decode(_ bytes: [UInt8]) throws(LabelsError) -> Labels {
+        var labels = Labels()
+        for (n, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(raw)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let tab = line.firstIndex(of: "\t"), let slot = Int(line[..<tab]), (1..<PinTable.maxCapacity).contains(slot) else {
+                throw .badLine(line: n + 1, reason: "expected a slot number from 1 to \(PinTable.maxCapacity - 1), a tab and a name")
+            }
+            let name = String(line[line.index(after: tab)...])
+            if let problem = problem(with: name) { throw .badLine(line: n + 1, reason: problem) }
+            labels.set(name, for: slot)
+        }
+        return labels
+    }
+}
+
+/// Why the labels sidecar could not be read.
+public enum LabelsError: Error, Equatable, Sendable, CustomStringConvertible {
+    case badLine(line: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badLine(let line, let reason): return "line \(line): \(reason)"
+        }
+    }
+}

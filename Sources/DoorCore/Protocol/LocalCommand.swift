@@ -1,0 +1,92 @@
+/// The owner-only requests the local socket adds to the book's protocol (`<PIN>L<verb> ...`):
+/// labels, richer status, the event history and pushed updates. Bluetooth never carries them
+/// (an ATT bearer gets `ERR CMD`), so the book's app and its 20-byte records are untouched.
+public enum LocalCommand: Equatable, Sendable {
+    /// The command letter of every local extension.
+    public static let letter = UInt8(ascii: "L")
+
+    /// `Llist`: every used slot with its label, one JSON record each.
+    case list
+    /// `Ladd <pin>[ <label>]`: `A`, and the label in the same step.
+    case add(PIN, label: String?)
+    /// `Llabel <slot>[ <name>]`: names a used slot; no name clears it.
+    case label(slot: Int, name: String?)
+    /// `Lstatus`: door, seconds to auto-close, lockout, as one JSON record.
+    case status
+    /// `Llog[ <ms>]`: the event history, from a wall-clock time in ms since the epoch.
+    case log(since: Int64?)
+    /// `Lfollow status|log`: keep the connection and push each change as it happens.
+    case follow(FollowTopic)
+
+    /// What a follower is pushed.
+    public enum FollowTopic: String, Equatable, Sendable {
+        case status, log
+    }
+
+    /// Status (and following it) is for any stored PIN, like `S`; the rest is the master's.
+    public var needsMaster: Bool {
+        switch self {
+        case .status, .follow(.status): return false
+        default: return true
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .list: return "x-list"
+        case .add: return "x-add"
+        case .label(let slot, _): return "label \(slot)"
+        case .status: return "x-status"
+        case .log: return "log"
+        case .follow(let topic): return "follow \(topic.rawValue)"
+        }
+    }
+
+    /// The argument text after `L` (UTF-8, so labels may be any language).
+    var argumentText: String {
+        switch self {
+        case .list: return "list"
+        case .add(let pin, let label): return "add " + pin.string + (label.map { " " + $0 } ?? "")
+        case .label(let slot, let name): return "label \(slot)" + (name.map { " " + $0 } ?? "")
+        case .status: return "status"
+        case .log(let since): return "log" + (since.map { " \($0)" } ?? "")
+        case .follow(let topic): return "follow " + topic.rawValue
+        }
+    }
+
+    /// Parses what follows `L`; nil when it is not one of ours (answered `ERR FORMAT`).
+    static func decode(_ args: [UInt8]) -> LocalCommand? {
+        guard let text = String(validating: args, as: UTF8.self) else { return nil }
+        let verb = text.prefix { $0 != " " }
+        let rest = text.dropFirst(verb.count).first == " " ? String(text.dropFirst(verb.count + 1)) : nil
+        func label(_ s: String?) -> String?? {
+            guard let s, !s.isEmpty else { return .some(nil) }
+            return Labels.problem(with: s) == nil ? .some(s) : nil
+        }
+        switch verb {
+        case "list": return rest == nil ? .list : nil
+        case "status": return rest == nil ? .status : nil
+        case "log":
+            guard let rest else { return .log(since: nil) }
+            return Int64(rest).map { .log(since: $0) }
+        case "follow": return rest.flatMap(FollowTopic.init).map { .follow($0) }
+        case "add":
+            guard let rest else { return nil }
+            let pinText = String(rest.prefix(PIN.length))
+            guard let pin = PIN(pinText) else { return nil }
+            let after = rest.dropFirst(PIN.length)
+            if after.isEmpty { return .add(pin, label: nil) }
+            guard after.first == " ", let name = label(String(after.dropFirst())) else { return nil }
+            return .add(pin, label: name)
+        case "label":
+            guard let rest else { return nil }
+            let digits = rest.prefix { $0 != " " }
+            guard let slot = Int(digits), digits.count <= 3 else { return nil }
+            let after = rest.dropFirst(digits.count)
+            if after.isEmpty { return .label(slot: slot, name: nil) }
+            guard after.first == " ", let name = label(String(after.dropFirst())) else { return nil }
+            return .label(slot: slot, name: name)
+        default: return nil
+        }
+    }
+}
