@@ -20,6 +20,9 @@ struct GaragedCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The PIN table (an EEPROM image; create it with `garage-pins init`).", valueName: "FILE"))
     var pins: String?
 
+    @Option(name: .long, help: ArgumentHelp("The event history for `garage-pins log` and `who` (default: the table's path + .events; it rotates to FILE.1).", valueName: "FILE"))
+    var events: String?
+
     @Option(name: .long, help: ArgumentHelp("The local socket the owner's tools talk to (default \(LocalSocket.defaultPath)).", valueName: "PATH"))
     var socket: String?
 
@@ -77,7 +80,7 @@ struct GaragedCommand: ParsableCommand {
         do {
             let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
             let flags = Settings.Overrides(
-                pins: pins, socket: socket, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
+                pins: pins, events: events, socket: socket, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
                 travelS: travelS, autoCloseS: autoCloseS, bluetooth: noBle ? false : nil,
                 adapter: bleAdapter, attSocket: attSocket, bleName: bleName, beaconUUID: beaconUUID,
                 beaconMajor: beaconMajor, beaconMinor: beaconMinor, beaconPower: beaconPower,

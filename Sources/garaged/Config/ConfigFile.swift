@@ -6,7 +6,7 @@ import Glibc
 /// names without dashes (`pulse-ms = 300`). Unknown keys and repeated keys are errors, so a
 /// typo never silently leaves a default in force.
 struct ConfigFile {
-    static let keys: Set<String> = ["pins", "socket", "relay", "active-low", "pulse-ms",
+    static let keys: Set<String> = ["pins", "events", "socket", "relay", "active-low", "pulse-ms",
                                     "travel-s", "auto-close-s", "ble", "ble-adapter", "att-socket",
                                     "ble-name", "beacon-uuid", "beacon-major", "beacon-minor",
                                     "beacon-power", "advertising-interval-ms"]

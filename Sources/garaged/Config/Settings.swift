@@ -4,6 +4,8 @@ import DoorCore
 /// (a flag wins over the file, the file over the default) and every value is range-checked.
 struct Settings {
     var pinsPath: String
+    /// The event history (and FILE.1 once it rotates); default: next to the table.
+    var eventsPath: String
     var socketPath: String
     var relay: RelaySpec
     var activeLow: Bool
@@ -18,6 +20,7 @@ struct Settings {
 
     struct Overrides {
         var pins: String?
+        var events: String?
         var socket: String?
         var relay: String?
         var activeLow: Bool?
@@ -37,6 +40,7 @@ struct Settings {
 
     init(flags: Overrides, file: ConfigFile?) throws(ConfigError) {
         pinsPath = flags.pins ?? file?["pins"] ?? Settings.defaultPinsPath
+        eventsPath = flags.events ?? file?["events"] ?? EventHistoryFile.path(forTable: pinsPath)
         socketPath = flags.socket ?? file?["socket"] ?? LocalSocket.defaultPath
         relay = try RelaySpec.parse(flags.relay ?? file?["relay"] ?? RelaySpec.defaultValue)
         let fileActiveLow = try file?.bool("active-low"), fileBluetooth = try file?.bool("ble")

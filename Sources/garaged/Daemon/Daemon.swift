@@ -58,8 +58,33 @@ struct Daemon {
             throw StartupError(description: error.description)
         }
         let pulser = PulseDriver(line: line, pulse: settings.timing.pulse, clock: clock, log: log)
-        let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile)
-        let loop = DoorLoop(controller: controller, pulser: pulser, listeners: listeners, clock: clock, log: log)
+        let labelsFile = LabelsFile(tablePath: settings.pinsPath)
+        var labels = Labels()
+        do {
+            labels = try labelsFile.load()
+        } catch {
+            // The door must still open: run without names, and say how to fix the file.
+            log.warning("labels-unreadable", ["error": error.description])
+        }
+        let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile,
+                                    labels: labels, labelStore: labelsFile)
+        let eventFile = EventHistoryFile(path: settings.eventsPath)
+        var history = EventHistory()
+        do {
+            let (records, skipped) = try eventFile.readAll()
+            history = EventHistory(records: records)
+            if skipped > 0 {
+                log.warning("events-skipped", ["file": settings.eventsPath, "records": String(skipped),
+                                               "why": "torn or corrupt lines (a power cut mid-write); the rest is intact"])
+            }
+        } catch {
+            log.warning("events-unreadable", ["error": error.description, "why": "starting with an empty history"])
+        }
+        let events = EventWriter(file: eventFile, log: log)
+        events.start()
+        let loop = DoorLoop(controller: controller, pulser: pulser, listeners: listeners, clock: clock, log: log,
+                            history: history, events: events)
+        loop.record(.start, source: "garaged", detail: "pid \(getpid())")
         let t = settings.timing
         log.info("start", [
             "pid": String(getpid()), "pins": settings.pinsPath,
@@ -69,7 +94,7 @@ struct Daemon {
             "travel_s": String(t.travel.secondsRoundedUp),
             "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
             "ble": settings.bluetoothEnabled ? settings.bluetooth.adapter ?? "first adapter" : "off",
-            "door": "CLOSED (assumed)",
+            "door": "CLOSED (assumed)", "events": settings.eventsPath,
         ])
         let ble = settings.bluetooth
         let peripheral = !settings.bluetoothEnabled ? nil :
@@ -83,8 +108,9 @@ struct Daemon {
         sigwait(&stopSignals, &received)
         log.info("stopping", ["signal": received == SIGTERM ? "TERM" : "INT"])
         peripheral?.stop()
-        loop.stop()
+        loop.stop(reason: received == SIGTERM ? "SIGTERM" : "SIGINT")
         pulser.shutdown()
+        events.stop()
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
         log.flush()

@@ -10,6 +10,9 @@ import Glibc
 /// the pulse driver. The controller is touched only here, so it needs no locks.
 final class DoorLoop: @unchecked Sendable {
     static let maxConnections = 128
+    /// Followers (`status --follow`, `log --follow`) have their own limit and never take a
+    /// place an owner's request needs.
+    static let maxFollowers = 16
 
     private var controller: Controller
     private let pulser: PulseDriver
@@ -22,14 +25,33 @@ final class DoorLoop: @unchecked Sendable {
     private let pending = Locked((add: [Listener](), remove: [Int32](), stop: false))
     private let finished = WakeEvent()
     private let finishedFlag = Locked(false)
+    /// The history as `log` answers it; the writer makes each record durable.
+    private var history: EventHistory
+    private let events: EventWriter?
+    /// The last status pushed to followers, so only changes are pushed.
+    private var lastStatusKey = ""
+    private var stopReason = "stopped"
 
     init(controller: Controller, pulser: PulseDriver, listeners: [Listener],
-         clock: any MonotonicClock, log: Logger) {
+         clock: any MonotonicClock, log: Logger, history: EventHistory = EventHistory(),
+         events: EventWriter? = nil) {
         self.controller = controller
         self.pulser = pulser
         self.clock = clock
         self.log = log
+        self.history = history
+        self.events = events
         for l in listeners { self.listeners[l.fd] = l }
+    }
+
+    /// Adds a record to the history and the event file, and pushes it to log followers.
+    /// Only the loop's thread calls it once the loop runs (before, the thread that starts it).
+    func record(_ kind: EventRecord.Kind, source: String, slot: Int? = nil, label: String? = nil,
+                detail: String? = nil) {
+        let r = EventRecord(time: EventRecord.now(), kind: kind, source: source, slot: slot, label: label, detail: detail)
+        history.append(r)
+        events?.enqueue(r)
+        for c in followers(of: .log) { c.deliver([.record(r.json)]) }
     }
 
     func start() { startThread(name: "door-loop") { [self] in run() } }
@@ -48,7 +70,8 @@ final class DoorLoop: @unchecked Sendable {
 
     /// Stops taking requests, closes every connection and listener (removing socket files);
     /// returns when the loop has finished.
-    func stop() {
+    func stop(reason: String) {
+        stopReason = reason
         pending.withLock { $0.stop = true }
         wake.signal()
         var fds = [pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)]
@@ -67,6 +90,7 @@ final class DoorLoop: @unchecked Sendable {
             }
             wake.drain()
             runDoorEvents(controller.tick(at: clock.now()))
+            pushStatusIfChanged()
             for pfd in fds where pfd.revents != 0 && pfd.fd != wake.fd {
                 if let listener = listeners[pfd.fd] {
                     acceptConnections(from: listener)
@@ -77,7 +101,10 @@ final class DoorLoop: @unchecked Sendable {
                 if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serve(connection) }
                 if connection.closing { drop(connection) }
             }
+            pushStatusIfChanged()
+            for c in Array(connections.values) where c.closing { drop(c) }
         }
+        record(.stop, source: "garaged", detail: stopReason)
         for c in Array(connections.values) { drop(c) }
         for l in listeners.values { l.close() }
         finishedFlag.withLock { $0 = true }
@@ -100,7 +127,8 @@ final class DoorLoop: @unchecked Sendable {
     /// connections can never shut the owner out.
     private func acceptConnections(from listener: Listener) {
         while let connection = listener.accept(at: clock.now()) {
-            if connections.count >= DoorLoop.maxConnections, let victim = connections.values.min(by: {
+            let requesters = connections.values.filter { !isFollower($0) }
+            if requesters.count >= DoorLoop.maxConnections, let victim = requesters.min(by: {
                 ($0.source.throttled ? 0 : 1, $0.lastHeard) < ($1.source.throttled ? 0 : 1, $1.lastHeard)
             }) {
                 log.warning("connection-evicted", ["source": victim.source.description,
@@ -123,23 +151,92 @@ final class DoorLoop: @unchecked Sendable {
                 log.info("request", ["source": connection.source.description, "result": reply.text, "why": why])
                 connection.deliver([reply])
             case .request(let bytes):
-                connection.deliver(handle(bytes, from: connection.source))
+                connection.deliver(handle(bytes, from: connection))
             }
         }
     }
 
     /// Judges one request and performs what it asks; returns its replies.
-    private func handle(_ request: [UInt8], from source: RequestSource) -> [Reply] {
+    private func handle(_ request: [UInt8], from connection: Connection) -> [Reply] {
+        let source = connection.source
+        let labelsBefore = controller.labels
         let outcome = controller.handle(request, from: source, at: clock.now())
         runDoorEvents(outcome.doorEvents)
         log.info("request", ["source": source.description, "command": outcome.command ?? "?",
                              "slot": outcome.slot.map { String($0) } ?? "-", "result": outcome.result.text])
+        if let press = outcome.press { pulser.press(press) }
+        recordEvents(of: outcome, from: source, labelsBefore: labelsBefore)
         if let lock = outcome.lockout {
             log.warning("lockout", ["source": source.description, "seconds": String(lock.secondsRoundedUp),
                                     "failures": String(controller.throttle.failures)])
+            record(.lockout, source: source.description,
+                   detail: "\(lock.secondsRoundedUp) s after \(controller.throttle.failures) wrong PINs")
         }
-        if let press = outcome.press { pulser.press(press) }
-        return outcome.replies
+        switch outcome.query {
+        case .log(let since):
+            let records = history.since(since)
+            return records.map { .record($0.json) } + [.listed(count: records.count)]
+        case .follow(let topic):
+            guard let client = connection as? LocalClient else { return [.error(.command)] }
+            guard connections.values.filter(isFollower).count < DoorLoop.maxFollowers else {
+                log.warning("follow-refused", ["source": source.description, "why": "\(DoorLoop.maxFollowers) followers already"])
+                return [.error(.full)]
+            }
+            client.follow(topic)
+            return topic == .status ? [.ok, .record(controller.statusRecord(at: clock.now()))] : [.ok]
+        case nil:
+            return outcome.replies
+        }
+    }
+
+    /// The history's view of a request: what changed the door or the table, and wrong PINs.
+    /// Reads (status, list, log) and malformed requests are not events.
+    private func recordEvents(of outcome: Controller.Outcome, from source: RequestSource, labelsBefore: Labels) {
+        let who = source.description
+        let result = outcome.result
+        if result == .error(.pin) {
+            record(.wrongPIN, source: who, detail: outcome.command)
+            return
+        }
+        guard let command = outcome.decoded, outcome.slot != nil else { return }
+        let resultText = outcome.press != nil ? "pressed" : result.text
+        switch command {
+        case .open:
+            record(.open, source: who, slot: outcome.slot, label: controller.label(of: outcome.slot), detail: resultText)
+        case .close:
+            record(.close, source: who, slot: outcome.slot, label: controller.label(of: outcome.slot), detail: resultText)
+        case .add, .local(.add):
+            var slot: Int? = nil
+            if case .added(let s) = result { slot = s }
+            record(.add, source: who, slot: slot, label: controller.label(of: slot), detail: result.text)
+        case .edit(let slot, _):
+            record(.edit, source: who, slot: slot, label: labelsBefore[slot], detail: result.text)
+        case .delete(let slot):
+            record(.delete, source: who, slot: slot, label: labelsBefore[slot], detail: result.text)
+        case .local(.label(let slot, let name)):
+            record(.label, source: who, slot: slot, label: name, detail: result.text)
+        default:
+            return
+        }
+    }
+
+    private func isFollower(_ c: Connection) -> Bool { (c as? LocalClient)?.following != nil }
+
+    private func followers(of topic: LocalCommand.FollowTopic) -> [LocalClient] {
+        connections.values.compactMap { $0 as? LocalClient }.filter { $0.following == topic }
+    }
+
+    /// Pushes the status to status followers when the door, the lockout or the count of wrong
+    /// PINs changed (not on every second of a countdown).
+    private func pushStatusIfChanged() {
+        let now = clock.now()
+        let key = "\(controller.door.position) \(controller.throttle.remainingLock(at: now) != nil) \(controller.throttle.failures)"
+        guard key != lastStatusKey else { return }
+        lastStatusKey = key
+        let followers = followers(of: .status)
+        guard !followers.isEmpty else { return }
+        let status = controller.statusRecord(at: now)
+        for c in followers { c.deliver([.record(status)]) }
     }
 
     private func runDoorEvents(_ events: [Door.Event]) {
@@ -148,8 +245,10 @@ final class DoorLoop: @unchecked Sendable {
             case .arrived(let position):
                 log.info("door", ["state": position.rawValue])
             case .pressed(let press):
-                log.info("auto-close", ["after_s": controller.door.timing.autoClose.map { String($0.secondsRoundedUp) } ?? "-"])
+                let after = controller.door.timing.autoClose.map { String($0.secondsRoundedUp) } ?? "-"
+                log.info("auto-close", ["after_s": after])
                 pulser.press(press)
+                record(.autoClose, source: "garaged", detail: "pressed after \(after) s open")
             }
         }
     }

@@ -16,6 +16,8 @@ final class LocalClient: Connection {
     private(set) var outbox: [UInt8] = []
     private(set) var closing = false
     private(set) var closeReason: String?
+    /// Set once the client asked to follow: the daemon pushes to it from then on.
+    private(set) var following: LocalCommand.FollowTopic?
 
     init(fd: Int32, source: RequestSource, at now: Instant) {
         self.fd = fd
@@ -27,14 +29,19 @@ final class LocalClient: Connection {
 
     /// Queues reply records, one line each; a client that has stopped reading is dropped once
     /// its queue is full.
+    /// The backlog is judged before the new replies are added, so one long answer (the whole
+    /// history for `log`) is fine, but a client that stops reading is dropped at its next one.
     func deliver(_ replies: [Reply]) {
+        let backlog = outbox.count
         for r in replies { outbox += r.bytes + [0x0A] }
         flush()
-        if outbox.count > LocalClient.maxQueuedBytes {
+        if backlog > LocalClient.maxQueuedBytes {
             closing = true
-            closeReason = "it stopped reading its replies"
+            closeReason = following == nil ? "it stopped reading its replies" : "it stopped reading what it follows"
         }
     }
+
+    func follow(_ topic: LocalCommand.FollowTopic) { following = topic }
 
     func receive() -> [Incoming]? {
         guard let bytes = read() else { return nil }

@@ -23,7 +23,7 @@ final class LocalListener: Listener {
         guard client >= 0 else { return nil }
         let uid = LocalSocket.peerUID(client)
         let trusted = uid.map { trustedUIDs.contains($0) } ?? false
-        let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", throttled: !trusted)
+        let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", throttled: !trusted, isLocal: true)
         return LocalClient(fd: client, source: source, at: now)
     }
 

@@ -1,0 +1,82 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Makes event records durable on a thread of its own, so the door loop (and through it the
+/// relay) never waits on the disk: the loop enqueues, this thread appends and fdatasyncs. If
+/// the disk stalls, the queue holds up to `maxQueued` records and then drops the newest, and
+/// says so in the log once it moves again.
+final class EventWriter: @unchecked Sendable {
+    static let maxQueued = 10_000
+
+    let file: EventHistoryFile
+    private let log: Logger
+    private let state = Locked((queue: [EventRecord](), stop: false, dropped: 0, busy: false))
+    private let wake = WakeEvent()
+    private let idle = WakeEvent()
+    private let finished = Locked(false)
+
+    init(file: EventHistoryFile, log: Logger) {
+        self.file = file
+        self.log = log
+    }
+
+    func start() { startThread(name: "event-writer") { [self] in run() } }
+
+    /// Called from the door loop: never blocks on the disk.
+    func enqueue(_ record: EventRecord) {
+        let accepted = state.withLock { s -> Bool in
+            guard s.queue.count < EventWriter.maxQueued else { s.dropped += 1; return false }
+            s.queue.append(record)
+            return true
+        }
+        if accepted { wake.signal() }
+    }
+
+    /// Writes what is queued and stops the thread; waits at most `timeout`.
+    func stop(timeout: Duration = .seconds(1)) {
+        state.withLock { $0.stop = true }
+        wake.signal()
+        var fds = [pollfd(fd: idle.fd, events: Int16(POLLIN), revents: 0)]
+        let deadline = SystemMonotonicClock().now() + timeout
+        while !finished.withLock({ $0 }) {
+            let left = deadline - SystemMonotonicClock().now()
+            if left <= .zero { break }
+            waitFor(&fds, timeout: left)
+            idle.drain()
+        }
+    }
+
+    private func run() {
+        var failing = false
+        while true {
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            let (batch, stop, dropped) = state.withLock { s -> ([EventRecord], Bool, Int) in
+                defer { s.queue.removeAll(); s.dropped = 0 }
+                return (s.queue, s.stop, s.dropped)
+            }
+            if dropped > 0 {
+                log.warning("events-dropped", ["count": String(dropped), "why": "the event file could not keep up"])
+            }
+            if !batch.isEmpty {
+                do {
+                    try file.append(batch)
+                    if failing { log.info("events-writing", ["file": file.path]) }
+                    failing = false
+                } catch {
+                    if !failing { log.error("event-write-failed", ["error": error.description, "records": String(batch.count)]) }
+                    failing = true
+                }
+            }
+            if stop { break }
+            if batch.isEmpty {
+                waitFor(&fds, timeout: nil)
+                wake.drain()
+            }
+        }
+        file.close()
+        finished.withLock { $0 = true }
+        idle.signal()
+    }
+}
