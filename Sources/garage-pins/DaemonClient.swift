@@ -15,6 +15,29 @@ struct DaemonClient {
     func send(_ request: [UInt8]) throws(CLIError) -> [String] {
         let fd = try connect()
         defer { close(fd) }
+        try sendLine(request, on: fd)
+        var pending: [UInt8] = []
+        var records: [String] = []
+        while true {
+            let record = try nextRecord(fd, &pending, timeout: DaemonClient.timeout)
+            records.append(record)
+            if !DaemonClient.isEntry(record) { return records }
+        }
+    }
+
+    /// Sends a follow request and hands each pushed record to `body` until the daemon goes
+    /// away; the first record is the daemon's answer (`OK`, or why it refused).
+    func follow(_ request: [UInt8], _ body: (String) throws(CLIError) -> Void) throws(CLIError) {
+        let fd = try connect()
+        defer { close(fd) }
+        try sendLine(request, on: fd)
+        var pending: [UInt8] = []
+        let first = try nextRecord(fd, &pending, timeout: DaemonClient.timeout)
+        if first.hasPrefix("ERR") { throw .refused(CLIError.explain(first)) }
+        while true { try body(try nextRecord(fd, &pending, timeout: -1)) }
+    }
+
+    private func sendLine(_ request: [UInt8], on fd: Int32) throws(CLIError) {
         var line = request
         line.append(0x0A)
         var sent = 0
@@ -23,28 +46,34 @@ struct DaemonClient {
             guard n > 0 else { throw unreachable("lost the connection while sending") }
             sent += n
         }
-        var records: [String] = []
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
+    }
+
+    /// The next record; `timeout` in ms, -1 to wait as long as it takes (following).
+    private func nextRecord(_ fd: Int32, _ pending: inout [UInt8], timeout: Int32) throws(CLIError) -> String {
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, DaemonClient.timeout) > 0 else {
-                throw unreachable("no answer within \(DaemonClient.timeout / 1000) s")
-            }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { throw unreachable("the daemon closed the connection before answering") }
-            pending += buffer[0..<n]
-            while let lf = pending.firstIndex(of: 0x0A) {
+            if let lf = pending.firstIndex(of: 0x0A) {
                 let record = String(decoding: pending[..<lf], as: UTF8.self)
                 pending.removeSubrange(...lf)
-                records.append(record)
-                if !DaemonClient.isEntry(record) { return records }
+                return record
             }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, timeout)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw unreachable("no answer within \(timeout / 1000) s") }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else {
+                throw unreachable(timeout < 0 ? "the daemon closed the connection (it stopped, or dropped a reader that fell behind)"
+                                              : "the daemon closed the connection before answering")
+            }
+            pending += buffer[0..<n]
         }
     }
 
-    /// A `<slot>=<pin>` list entry (not the end of an answer).
+    /// A record that is not the end of an answer: a `<slot>=<pin>` list entry, or a JSON
+    /// record of a local extension.
     static func isEntry(_ record: String) -> Bool {
+        if record.hasPrefix("{") { return true }
         guard let eq = record.firstIndex(of: "=") else { return false }
         return !record[..<eq].isEmpty && record[..<eq].allSatisfy(\.isNumber)
     }

@@ -12,14 +12,14 @@ final class GaragePinsCLITests: GaragedTestCase {
 
         let status = try garagePins(["status"] + socket, environment: env)
         XCTAssertEqual(status.termination, .exited(0), status.stderr)
-        XCTAssertEqual(status.stdout, "S CLOSED\n")
+        XCTAssertEqual(doorState(status.stdout), "CLOSED", status.stdout)
 
         let open = try garagePins(["open"] + socket, environment: env)
         XCTAssertEqual(open.termination, .exited(0), open.stderr)
         XCTAssertEqual(open.stdout, "OK\n")
         try waitForTrace(daemon, count: 3)
         try waitForStatus(daemon, "S OPEN") { $0 == "S OPEN" }
-        XCTAssertEqual(try garagePins(["status"] + socket, environment: env).stdout, "S OPEN\n")
+        XCTAssertEqual(doorState(try garagePins(["status"] + socket, environment: env).stdout), "OPEN")
 
         let close = try garagePins(["close"] + socket, environment: env)
         XCTAssertEqual(close.termination, .exited(0), close.stderr)

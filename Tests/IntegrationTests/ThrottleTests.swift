@@ -43,7 +43,7 @@ final class ThrottleLockoutTests: GaragedTestCase {
         // The unprivileged client can use the daemon at all (so the refusals below are the throttle).
         let ok = try nobody("status", pin: "12345", daemon)
         XCTAssertEqual(ok.termination, .exited(0), ok.stderr)
-        XCTAssertEqual(ok.stdout, "S CLOSED\n")
+        XCTAssertEqual(doorState(ok.stdout), "CLOSED", ok.stdout)
 
         for attempt in 1...5 {
             let wrong = try nobody("open", pin: "99999", daemon)
@@ -74,7 +74,7 @@ final class ThrottleLockoutTests: GaragedTestCase {
             last = try? nobody("status", pin: "12345", daemon)
             return last?.termination == .exited(0)
         }
-        XCTAssertEqual(last?.stdout, "S OPEN\n")
+        XCTAssertEqual(last.flatMap { doorState($0.stdout) }, "OPEN")
         let close = try nobody("close", pin: "12345", daemon)
         XCTAssertEqual(close.termination, .exited(0), close.stderr)
         XCTAssertEqual(close.stdout, "OK\n")

@@ -1,0 +1,14 @@
+import ArgumentParser
+import DoorCore
+
+extension GaragePins {
+    /// `close`: `O=0`.
+    struct Close: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Close the door (presses only if it is believed open).")
+        @OptionGroup var daemon: DaemonOptions
+
+        func run() throws {
+            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.close).joined(separator: "\n")) }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import DoorCore
+
+extension GaragePins {
+    /// `open`: the book's `O=1`.
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open the door (presses only if it is believed closed).")
+        @OptionGroup var daemon: DaemonOptions
+
+        func run() throws {
+            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.open).joined(separator: "\n")) }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The options every daemon command shares: where the daemon is and who is asking.
+struct DaemonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's socket.", valueName: "PATH"))
+    var socket: String = DaemonClient.defaultSocket
+
+    @Option(help: ArgumentHelp("Your PIN (5 characters); default: $GARAGE_PIN, else a prompt on a terminal.", valueName: "PIN"))
+    var pin: String?
+
+    /// The PIN from --pin, GARAGE_PIN or a prompt, checked before anything is sent.
+    func resolvedPIN() throws(CLIError) -> PIN {
+        var text = pin ?? getenv("GARAGE_PIN").map { String(cString: $0) }
+        if text == nil, isatty(0) == 1 { text = PINPrompt.read("PIN: ") }
+        guard let text else {
+            throw .usage("no PIN given: pass --pin PIN, set GARAGE_PIN, or run from a terminal to be asked")
+        }
+        guard let p = PIN(text) else {
+            throw .usage("a PIN is exactly 5 printable ASCII characters without spaces, e.g. 12345")
+        }
+        return p
+    }
+
+    /// Sends one command and returns the replies, or throws the daemon's refusal.
+    func send(_ command: Command) throws(CLIError) -> [String] {
+        let request = Request(pin: try resolvedPIN(), command: command)
+        let replies = try DaemonClient(socketPath: socket).send(CommandCodec.encode(request))
+        if let last = replies.last, last.hasPrefix("ERR") { throw .refused(CLIError.explain(last)) }
+        return replies
+    }
+
+    /// Sends a local extension and returns its JSON records (the final `OK` is dropped).
+    func records(_ command: LocalCommand) throws(CLIError) -> [JSONValue] {
+        var out: [JSONValue] = []
+        for record in try send(.local(command)) where record.hasPrefix("{") {
+            do { out.append(try JSONParser.parse(record)) } catch {
+                throw .refused("garaged sent a record this garage-pins cannot read (\(error)); are both the same version?")
+            }
+        }
+        return out
+    }
+
+    /// Follows a topic, handing each pushed JSON record to `body`, until the daemon goes away.
+    func follow(_ topic: LocalCommand.FollowTopic, _ body: (JSONValue) -> Void) throws(CLIError) {
+        let request = Request(pin: try resolvedPIN(), command: .local(.follow(topic)))
+        try DaemonClient(socketPath: socket).follow(CommandCodec.encode(request)) { (record: String) throws(CLIError) in
+            guard let value = try? JSONParser.parse(record) else { return }
+            body(value)
+            fflush(nil)
+        }
+    }
+}

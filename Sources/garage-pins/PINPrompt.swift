@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks for a PIN on the terminal without echoing it, so it never lands in shell history or
+/// on a screen someone is reading over your shoulder.
+enum PINPrompt {
+    /// The line typed (without its newline), or nil at end of input.
+    static func read(_ prompt: String) -> String? {
+        var stderr = StandardError()
+        print(prompt, terminator: "", to: &stderr)
+        var saved = termios()
+        let isTerminal = tcgetattr(0, &saved) == 0
+        if isTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(0, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if isTerminal {
+                tcsetattr(0, TCSAFLUSH, &saved)
+                print("", to: &stderr)
+            }
+        }
+        return readLine(strippingNewline: true)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The door state from `garage-pins status`'s human table (the `door` row), nil if absent.
+func doorState(_ stdout: String) -> String? {
+    for line in stdout.split(separator: "\n") where line.hasPrefix("door ") {
+        return line.split(separator: " ").last.map(String.init)
+    }
+    return nil
+}
+
+/// The `ERR …` record garage-pins quotes at the end of a refusal (`… (ERR LOCKED 1)`).
+func quotedRecord(_ stderr: String) -> String? {
+    guard let open = stderr.range(of: "(ERR"), let close = stderr[open.upperBound...].firstIndex(of: ")") else { return nil }
+    return String(stderr[stderr.index(after: open.lowerBound)..<close])
+}
+
+/// Parses one JSON document garage-pins printed (--json), failing the test when it is not JSON.
+func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Any? {
+    do { return try JSONSerialization.jsonObject(with: Data(text.utf8)) } catch {
+        XCTFail("not JSON (\(error)): \(text)", file: file, line: line)
+        return nil
+    }
+}
+
+extension GaragedTestCase {
+    /// garage-pins against `daemon` with the master PIN from GARAGE_PIN.
+    func pins(_ daemon: GaragedDaemon, _ args: [String], pin: String = GaragedTestCase.master,
+              asNobody: Bool = false) throws -> CommandResult {
+        try garagePins(args + ["--socket", daemon.socketPath], environment: ["GARAGE_PIN": pin], asNobody: asNobody)
+    }
+
+    /// Asserts a finished run's exit status, printing its stderr when it differs.
+    func assertExit(_ result: CommandResult, _ code: Int32, _ context: String = "",
+                    file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(result.termination, .exited(code), "\(context) stdout: \(result.stdout) stderr: \(result.stderr)",
+                       file: file, line: line)
+    }
+
+    /// A garage-pins that keeps running (status --follow, log --follow), its stdout in a file.
+    func startFollower(_ daemon: GaragedDaemon, _ args: [String], name: String) throws -> ChildProcess {
+        try spawn(try Binaries.path(of: "garage-pins"), args + ["--socket", daemon.socketPath],
+                  environment: ["GARAGE_PIN": GaragedTestCase.master], name: name)
+    }
+}
