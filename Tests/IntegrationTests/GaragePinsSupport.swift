@@ -46,3 +46,9 @@ extension GaragedTestCase {
                   environment: ["GARAGE_PIN": GaragedTestCase.master], name: name)
     }
 }
+
+/// Text with every run of spaces made one, to check aligned tables without their padding.
+func squeezed(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.split(separator: " ").joined(separator: " ") }.joined(separator: "\n")
+}
