@@ -31,11 +31,12 @@ struct GaragePins: ParsableCommand {
           garage-pins log --since today
           garage-pins who --today
         """,
-        subcommands: [
-            Open.self, Close.self, Status.self,
-            List.self, Add.self, Edit.self, Delete.self, Label.self,
-            Log.self, Who.self,
-            Init.self, Master.self, Check.self, ImportEEPROM.self, Export.self, Import.self,
+        groupedSubcommands: [
+            CommandGroup(name: "Door", subcommands: [Open.self, Close.self, Status.self]),
+            CommandGroup(name: "PIN", subcommands: [List.self, Add.self, Edit.self, Delete.self, Label.self]),
+            CommandGroup(name: "History", subcommands: [Log.self, Who.self]),
+            CommandGroup(name: "Offline table",
+                         subcommands: [Init.self, Master.self, Check.self, ImportEEPROM.self, Export.self, Import.self]),
         ]
     )
 
