@@ -8,8 +8,8 @@ import Glibc
 /// more than twice `maxBytes`. Reading takes FILE.1 then FILE and skips torn or corrupt lines.
 /// One process appends (the daemon's event writer thread); it is not shared between threads.
 public final class EventHistoryFile: @unchecked Sendable {
-    /// 256 KiB a file: at ~110 bytes a record, 2300-4700 records are kept: months of a family's
-    /// comings and goings, or a day of a few thousand requests.
+    /// 256 KiB a file: at ~120 bytes a record, the last 2,100 to 4,300 records are kept:
+    /// months of a family's comings and goings, or a day of a few thousand requests.
     public static let defaultMaxBytes = 256 * 1024
 
     public let path: String
