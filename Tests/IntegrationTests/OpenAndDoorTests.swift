@@ -121,12 +121,14 @@ final class OpenAndDoorTests: GaragedTestCase {
             try flooder.send(batch)
             sent += 50
             let records = try flooder.availableRecords()
-            XCTAssertEqual(records.filter { $0 != "S OPENING 42" }, [])
+            // 42 s to auto-close at first (12 s travel + 30 s), 41 once a second has passed.
+            XCTAssertEqual(records.filter { !$0.hasPrefix("S OPENING 4") }, [])
             answered += records.count
             return try daemon.trace().count >= 3
         }
         while answered < sent {
-            XCTAssertEqual(try flooder.readRecord(), "S OPENING 42")
+            let record = try flooder.readRecord()
+            XCTAssertTrue(record.hasPrefix("S OPENING 4"), record)
             answered += 1
         }
         print("requests during the press: \(sent)")
