@@ -45,8 +45,8 @@ struct DaemonOptions: ParsableArguments {
     }
 
     /// Follows a topic, handing each pushed JSON record to `body`, until the daemon goes away.
-    func follow(_ topic: LocalCommand.FollowTopic, _ body: (JSONValue) -> Void) throws(CLIError) {
-        let request = Request(pin: try resolvedPIN(), command: .local(.follow(topic)))
+    func follow(_ topic: LocalCommand.FollowTopic, since: Int64? = nil, _ body: (JSONValue) -> Void) throws(CLIError) {
+        let request = Request(pin: try resolvedPIN(), command: .local(.follow(topic, since: since)))
         try DaemonClient(socketPath: socket).follow(CommandCodec.encode(request)) { (record: String) throws(CLIError) in
             guard let value = try? JSONParser.parse(record) else { return }
             body(value)

@@ -28,13 +28,13 @@ final class LocalCommandTests: XCTestCase {
     func testEveryExtensionRoundTripsThroughTheCodec() {
         let commands: [LocalCommand] = [.list, .add(pin("abcde"), label: nil), .add(pin("abcde"), label: "Zoë Z"),
                                         .label(slot: 12, name: "Bob"), .label(slot: 3, name: nil), .status,
-                                        .log(since: nil), .log(since: 1_795_000_000_000), .follow(.status), .follow(.log)]
+                                        .log(since: nil), .log(since: 1_795_000_000_000), .follow(.status), .follow(.log), .follow(.log, since: 17)]
         for c in commands {
             let request = Request(pin: pin("12345"), command: .local(c))
             XCTAssertEqual(try CommandCodec.decode(CommandCodec.encode(request)).get(), request, "\(c)")
         }
         for bad in ["12345L", "12345Lnope", "12345Llist x", "12345Ladd abc", "12345Llabel x A", "12345Llabel 1  A",
-                    "12345Llog x", "12345Lfollow door"] {
+                    "12345Llog x", "12345Lfollow door", "12345Lfollow status 17", "12345Lfollow log x"] {
             XCTAssertEqual(CommandCodec.decode(Array(bad.utf8)), .failure(.format), bad)
         }
     }
@@ -85,6 +85,6 @@ final class LocalCommandTests: XCTestCase {
         XCTAssertEqual(log.query, .log(since: 17))
         XCTAssertEqual(log.replies, [])
         XCTAssertEqual(c.handle(Array("abcdeLfollow status".utf8), from: local, at: t(0)).result, .error(.pin))
-        XCTAssertEqual(c.handle(Array("12345Lfollow status".utf8), from: local, at: t(0)).query, .follow(.status))
+        XCTAssertEqual(c.handle(Array("12345Lfollow status".utf8), from: local, at: t(0)).query, .follow(.status, since: nil))
     }
 }

@@ -116,6 +116,16 @@ final class GaragePinsHistoryTests: GaragedTestCase {
             return lines.count == 2 && lines[0].contains("add  Alice") && lines[1].contains("open  Alice")
         }
         XCTAssertTrue(follower.isRunning)
+
+        // With --since, the history first, then what happens next, in one stream.
+        let late = try startFollower(daemon, ["log", "--follow", "--since", "1h", "--json"], name: "follow-late")
+        waitUntil("the history on the late follower", timeout: .seconds(5)) { late.stdout.split(separator: "\n").count == 3 }
+        assertExit(try pins(daemon, ["label", "1", "Alice B"]), 0)
+        var kinds: [String] = []
+        waitUntil("history then the new event (got \(kinds))", timeout: .seconds(5)) {
+            kinds = late.stdout.split(separator: "\n").compactMap { (json(String($0)) as? [String: Any])?["kind"] as? String }
+            return kinds == ["start", "add", "open", "label"]
+        }
     }
 
     func testAFollowerThatStopsReadingIsDroppedAndFollowersNeverCrowdOutTheOwner() throws {

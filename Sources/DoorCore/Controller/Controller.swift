@@ -28,7 +28,7 @@ public struct Controller: Sendable {
     /// Local requests the controller authorises but cannot answer: the caller serves them.
     public enum LocalQuery: Equatable, Sendable {
         case log(since: Int64?)
-        case follow(LocalCommand.FollowTopic)
+        case follow(LocalCommand.FollowTopic, since: Int64?)
     }
 
     public private(set) var table: PinTable
@@ -163,8 +163,8 @@ public struct Controller: Sendable {
         case .log(let since):
             query = .log(since: since)
             return []
-        case .follow(let topic):
-            query = .follow(topic)
+        case .follow(let topic, let since):
+            query = .follow(topic, since: since)
             return []
         }
     }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Replaces a whole small file crash-safely, as PinTableFile does for the table: a temporary
+/// Replaces a whole small file crash-safely (the PIN table, labels, history): a temporary
 /// file in the same directory, fsync, rename over the old one, fsync the directory. A power
 /// cut leaves the old contents or the new, never a mix.
 public enum AtomicFile {

@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// The table on disk. Saves are crash-safe: the new image goes to a temporary file in the same
-/// directory, is fsynced, renamed over the old one, and the directory is fsynced, so a power
-/// cut leaves either the old table or the new one, never a torn one.
+/// The table on disk. Saves are crash-safe (AtomicFile: a temporary file in the same directory,
+/// fsynced, renamed over the old one, the directory fsynced), so a power cut leaves either the
+/// old table or the new one, never a torn one.
 public struct PinTableFile: Sendable {
     public let path: String
 
@@ -16,26 +16,9 @@ public struct PinTableFile: Sendable {
     }
 
     public func load() throws(TableFileError) -> PinTable {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            if e == ENOENT {
-                throw .missing(path: path, hint: "create one with `garage-pins init --pins \(path) --master PIN`")
-            }
-            throw .io(path: path, action: "open", errno: e)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: EEPROMLayout.size + 1)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, action: "read", errno: errno)
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            if bytes.count > EEPROMLayout.size { break }  // too long: no need to read it all
+        // One byte past an EEPROM image is enough to tell a too-long file from a good one.
+        guard let bytes = try AtomicFile.read(path, limit: EEPROMLayout.size) else {
+            throw .missing(path: path, hint: "create one with `garage-pins init --pins \(path) --master PIN`")
         }
         do {
             return try EEPROMLayout.decode(bytes)
@@ -46,42 +29,7 @@ public struct PinTableFile: Sendable {
 
     /// Writes `table` crash-safely with mode 0600.
     public func save(_ table: PinTable) throws(TableFileError) {
-        let bytes = EEPROMLayout.encode(table)
-        let dir = PinTableFile.directory(of: path)
-        var template = Array("\(path).tmp.XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw .io(path: dir, action: "create a temporary file in", errno: errno) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let tmp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = false
-        defer {
-            if !ok { unlink(tmp) }
-        }
-        fchmod(fd, 0o600)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                throw .io(path: tmp, action: "write", errno: e)
-            }
-            written += n
-        }
-        if fsync(fd) != 0 {
-            let e = errno
-            close(fd)
-            throw .io(path: tmp, action: "fsync", errno: e)
-        }
-        close(fd)
-        guard rename(tmp, path) == 0 else { throw .io(path: path, action: "replace", errno: errno) }
-        ok = true
-        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
-        }
+        try AtomicFile.write(EEPROMLayout.encode(table), to: path, mode: 0o600)
     }
 
     /// Creates a new table; an existing file is kept unless `force`.

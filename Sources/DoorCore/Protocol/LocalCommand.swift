@@ -15,8 +15,9 @@ public enum LocalCommand: Equatable, Sendable {
     case status
     /// `Llog[ <ms>]`: the event history, from a wall-clock time in ms since the epoch.
     case log(since: Int64?)
-    /// `Lfollow status|log`: keep the connection and push each change as it happens.
-    case follow(FollowTopic)
+    /// `Lfollow status|log[ <ms>]`: keep the connection and push each change as it happens;
+    /// for the log, first the records since `<ms>`, in the same step so none is lost between.
+    case follow(FollowTopic, since: Int64? = nil)
 
     /// What a follower is pushed.
     public enum FollowTopic: String, Equatable, Sendable {
@@ -26,7 +27,7 @@ public enum LocalCommand: Equatable, Sendable {
     /// Status (and following it) is for any stored PIN, like `S`; the rest is the master's.
     public var needsMaster: Bool {
         switch self {
-        case .status, .follow(.status): return false
+        case .status, .follow(.status, _): return false
         default: return true
         }
     }
@@ -38,7 +39,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .label(let slot, _): return "label \(slot)"
         case .status: return "x-status"
         case .log: return "log"
-        case .follow(let topic): return "follow \(topic.rawValue)"
+        case .follow(let topic, _): return "follow \(topic.rawValue)"
         }
     }
 
@@ -50,7 +51,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .label(let slot, let name): return "label \(slot)" + (name.map { " " + $0 } ?? "")
         case .status: return "status"
         case .log(let since): return "log" + (since.map { " \($0)" } ?? "")
-        case .follow(let topic): return "follow " + topic.rawValue
+        case .follow(let topic, let since): return "follow " + topic.rawValue + (since.map { " \($0)" } ?? "")
         }
     }
 
@@ -69,7 +70,12 @@ public enum LocalCommand: Equatable, Sendable {
         case "log":
             guard let rest else { return .log(since: nil) }
             return Int64(rest).map { .log(since: $0) }
-        case "follow": return rest.flatMap(FollowTopic.init).map { .follow($0) }
+        case "follow":
+            let words = rest?.split(separator: " ", omittingEmptySubsequences: false) ?? []
+            guard let topic = words.first.flatMap({ FollowTopic(rawValue: String($0)) }) else { return nil }
+            if words.count == 1 { return .follow(topic) }
+            guard words.count == 2, topic == .log, let since = Int64(words[1]) else { return nil }
+            return .follow(topic, since: since)
         case "add":
             guard let rest else { return nil }
             let pinText = String(rest.prefix(PIN.length))

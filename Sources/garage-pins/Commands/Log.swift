@@ -20,12 +20,7 @@ extension GaragePins {
             try runReportingErrors { () throws(CLIError) in
                 let from = try since.map { t throws(CLIError) in try parseSince(t) }
                 if follow {
-                    if let from {
-                        for r in try daemon.records(.log(since: from)).compactMap(EventRecord.init(json:)) {
-                            print(json ? r.json.serialized : Log.line(r))
-                        }
-                    }
-                    try daemon.follow(.log) { record in
+                    try daemon.follow(.log, since: from) { record in
                         guard let r = EventRecord(json: record) else { return }
                         print(json ? r.json.serialized : Log.line(r))
                     }

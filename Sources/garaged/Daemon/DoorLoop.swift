@@ -176,14 +176,15 @@ final class DoorLoop: @unchecked Sendable {
         case .log(let since):
             let records = history.since(since)
             return records.map { .record($0.json) } + [.listed(count: records.count)]
-        case .follow(let topic):
+        case .follow(let topic, let since):
             guard let client = connection as? LocalClient else { return [.error(.command)] }
             guard connections.values.filter(isFollower).count < DoorLoop.maxFollowers else {
                 log.warning("follow-refused", ["source": source.description, "why": "\(DoorLoop.maxFollowers) followers already"])
                 return [.error(.full)]
             }
             client.follow(topic)
-            return topic == .status ? [.ok, .record(controller.statusRecord(at: clock.now()))] : [.ok]
+            if topic == .status { return [.ok, .record(controller.statusRecord(at: clock.now()))] }
+            return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case nil:
             return outcome.replies
         }
