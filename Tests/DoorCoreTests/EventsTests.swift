@@ -76,13 +76,22 @@ final class EventsTests: XCTestCase {
         XCTAssertEqual(skipped, 1)
     }
 
-    func testTheInMemoryHistoryIsBoundedLikeTheFiles() {
-        var history = EventHistory(maxBytes: 2000)
-        for i in 0..<3000 { history.append(record(i)) }
-        let kept = history.since(nil)
-        XCTAssertEqual(kept.last, record(2999))
-        XCTAssertLessThanOrEqual(kept.map { EventCodec.encode($0).count }.reduce(0, +), 2000)
-        XCTAssertEqual(history.since(1_795_000_000_000 + 2998).count, 2)
+    func testTheInMemoryHistoryHoldsExactlyWhatTheFilesHold() throws {
+        let file = EventHistoryFile(path: dir + "/events", maxBytes: 2000)
+        var history = EventHistory(maxBytesPerFile: 2000)
+        // Batches of 1 to 5 records, as the writer thread takes them off its queue.
+        for i in 0..<300 {
+            let batch = (0..<(i % 5 + 1)).map { record(i * 10 + $0) }
+            try file.append(batch)
+            for r in batch { history.append(r) }
+            if i % 37 == 0 {
+                XCTAssertEqual(Array(history.since(nil)), try file.readAll().records, "after record \(i)")
+                // A restart starts from the files and carries on in step.
+                history = try file.history().0
+            }
+        }
+        XCTAssertEqual(Array(history.since(nil)), try file.readAll().records)
+        XCTAssertEqual(history.since(1_795_000_000_000 + 2991).count, 4)
     }
 
     /// The cost the event writer thread pays per record (never the relay thread): an append

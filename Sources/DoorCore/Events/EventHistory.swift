@@ -1,30 +1,39 @@
 /// The daemon's in-memory copy of the history, so `log` and `who` are answered at once and
-/// include records the writer thread has not yet made durable. Bounded like the files (twice
-/// `maxBytes` of encoded records), oldest dropped first.
+/// include records the writer thread has not yet made durable. It rotates exactly as
+/// EventHistoryFile does (by the same encoded sizes), so it holds what the two files hold and
+/// `log` shows the same before and after a restart.
 public struct EventHistory: Sendable {
-    public let maxBytes: Int
-    public private(set) var records: [EventRecord] = []
-    private var sizes: [Int] = []
-    private var total = 0
+    public let maxBytesPerFile: Int
+    private var records: [EventRecord] = []
     private var head = 0
+    /// Records of the older file (after `head`), then of the current one.
+    private var olderCount = 0
+    private var currentCount = 0
+    private var currentBytes = 0
 
-    public init(maxBytes: Int = 2 * EventHistoryFile.defaultMaxBytes, records: [EventRecord] = []) {
-        self.maxBytes = maxBytes
-        for r in records { append(r) }
+    /// Starts from what the files hold: FILE.1's records, FILE's records and FILE's size.
+    public init(maxBytesPerFile: Int = EventHistoryFile.defaultMaxBytes, older: [EventRecord] = [],
+                current: [EventRecord] = [], currentBytes: Int = 0) {
+        self.maxBytesPerFile = maxBytesPerFile
+        records = older + current
+        olderCount = older.count
+        currentCount = current.count
+        self.currentBytes = currentBytes
     }
 
     public mutating func append(_ record: EventRecord) {
         let size = EventCodec.encode(record).count
-        records.append(record)
-        sizes.append(size)
-        total += size
-        while total > maxBytes, head < records.count - 1 {
-            total -= sizes[head]
-            head += 1
+        if currentBytes > 0, currentBytes + size > maxBytesPerFile {
+            head += olderCount
+            olderCount = currentCount
+            currentCount = 0
+            currentBytes = 0
         }
-        if head > 1024 {  // compact now and then instead of on every drop
+        records.append(record)
+        currentCount += 1
+        currentBytes += size
+        if head > 4096 {  // compact now and then instead of on every rotation
             records.removeFirst(head)
-            sizes.removeFirst(head)
             head = 0
         }
     }

@@ -27,20 +27,36 @@ public final class EventHistoryFile: @unchecked Sendable {
     /// The history file that belongs to a table file.
     public static func path(forTable table: String) -> String { table + ".events" }
 
-    /// Appends records and waits until they are on disk (fdatasync).
+    /// Appends records and waits until they are on disk (fdatasync, once for the batch). The
+    /// rotation is decided record by record, as EventHistory mirrors it.
     public func append(_ records: [EventRecord]) throws(TableFileError) {
-        var bytes: [UInt8] = []
-        for r in records { bytes += EventCodec.encode(r) }
-        try append(bytes: bytes)
+        try openIfNeeded()
+        var pending: [UInt8] = []
+        for r in records {
+            let line = EventCodec.encode(r)
+            if size + pending.count > 0, size + pending.count + line.count > maxBytes {
+                try write(pending)
+                pending.removeAll()
+                try sync()
+                try rotate()
+            }
+            pending += line
+        }
+        try write(pending)
+        try sync()
     }
 
-    /// Appends pre-encoded lines (tests use it to write torn ones).
+    /// Appends pre-encoded bytes as they are (tests use it to write torn lines).
     public func append(bytes: [UInt8]) throws(TableFileError) {
         try openIfNeeded()
-        if size > 0, size + bytes.count > maxBytes { try rotate() }
+        try write(bytes)
+        try sync()
+    }
+
+    private func write(_ bytes: [UInt8]) throws(TableFileError) {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .io(path: path, action: "append to", errno: errno)
@@ -48,20 +64,32 @@ public final class EventHistoryFile: @unchecked Sendable {
             written += n
         }
         size += written
+    }
+
+    private func sync() throws(TableFileError) {
         guard fdatasync(fd) == 0 else { throw .io(path: path, action: "fdatasync", errno: errno) }
     }
 
     /// Every sound record, oldest first, and how many lines were skipped as torn or corrupt.
     public func readAll() throws(TableFileError) -> (records: [EventRecord], skipped: Int) {
-        var records: [EventRecord] = []
-        var skipped = 0
-        for p in [olderPath, path] {
-            guard let bytes = try AtomicFile.read(p, limit: maxBytes * 4) else { continue }
-            let got = EventCodec.decodeAll(bytes)
-            records += got.records
-            skipped += got.skipped
-        }
-        return (records, skipped)
+        let r = try read()
+        return (r.older + r.current, r.skipped)
+    }
+
+    /// What each file holds, and FILE's size: what an EventHistory starts from.
+    public func read() throws(TableFileError) -> (older: [EventRecord], current: [EventRecord], currentBytes: Int, skipped: Int) {
+        let older = try AtomicFile.read(olderPath, limit: maxBytes * 4) ?? []
+        let current = try AtomicFile.read(path, limit: maxBytes * 4) ?? []
+        let a = EventCodec.decodeAll(older), b = EventCodec.decodeAll(current)
+        // The writer ends a torn last line with a newline before its next append: count it.
+        let size = current.count + (current.last.map { $0 == 0x0A ? 0 : 1 } ?? 0)
+        return (a.records, b.records, size, a.skipped + b.skipped)
+    }
+
+    /// A history that mirrors these files.
+    public func history() throws(TableFileError) -> (EventHistory, skipped: Int) {
+        let r = try read()
+        return (EventHistory(maxBytesPerFile: maxBytes, older: r.older, current: r.current, currentBytes: r.currentBytes), r.skipped)
     }
 
     public func close() {
@@ -89,7 +117,7 @@ public final class EventHistoryFile: @unchecked Sendable {
             }
             if last != 0x0A {
                 var lf: UInt8 = 0x0A
-                if write(fd, &lf, 1) == 1 { size += 1 }
+                if Glibc.write(fd, &lf, 1) == 1 { size += 1 }
             }
         }
     }

@@ -71,8 +71,8 @@ struct Daemon {
         let eventFile = EventHistoryFile(path: settings.eventsPath)
         var history = EventHistory()
         do {
-            let (records, skipped) = try eventFile.readAll()
-            history = EventHistory(records: records)
+            let (loaded, skipped) = try eventFile.history()
+            history = loaded
             if skipped > 0 {
                 log.warning("events-skipped", ["file": settings.eventsPath, "records": String(skipped),
                                                "why": "torn or corrupt lines (a power cut mid-write); the rest is intact"])
