@@ -60,29 +60,7 @@ final class ATTBearer {
     /// Connects once; throws with errno (ENOENT, ECONNREFUSED, EAGAIN for a full backlog).
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket(SOCK_SEQPACKET): \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd)
-            throw HarnessError("socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("connect \(path): \(String(cString: strerror(e)))", errno: e)
-        }
+        fd = try connectUnixSocket(path, type: Int32(SOCK_SEQPACKET.rawValue))
     }
 
     deinit { close(fd) }

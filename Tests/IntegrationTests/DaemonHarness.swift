@@ -343,6 +343,35 @@ func presses(in trace: [TraceEntry]) -> [Press] {
 
 // MARK: - The raw socket client
 
+/// Connects a non-blocking Unix socket of `type` (stream for the local socket, seqpacket for the
+/// ATT seam); throws with errno's text (ENOENT, ECONNREFUSED, EAGAIN for a full backlog).
+func connectUnixSocket(_ path: String, type: Int32) throws -> Int32 {
+    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket(): \(String(cString: strerror(errno)))") }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+        close(fd)
+        throw HarnessError("socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let rc = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard rc == 0 else {
+        let e = errno
+        close(fd)
+        throw HarnessError("connect \(path): \(String(cString: strerror(e)))", errno: e)
+    }
+    return fd
+}
+
 /// A client of the daemon's Unix socket written from scratch (socket, connect, send, recv, poll),
 /// so the tests see exactly the bytes on the wire, can send what no well-behaved client would
 /// (a NUL, an overlong line, garbage), and never share code with the product's own client.
@@ -355,29 +384,7 @@ final class SocketClient {
     /// full backlog). Non-blocking, so every later wait has a deadline.
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket(): \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd)
-            throw HarnessError("socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0 else {
-            let e = errno
-            close(fd)
-            throw HarnessError("connect \(path): \(String(cString: strerror(e)))", errno: e)
-        }
+        fd = try connectUnixSocket(path, type: Int32(SOCK_STREAM.rawValue))
     }
 
     deinit { close(fd) }
