@@ -88,12 +88,22 @@ final class GaragePinsManageTests: GaragedTestCase {
             XCTAssertEqual(r.stdout, "", what)
         }
         // A stored PIN that is not the master may not manage.
-        for args in [["list"], ["add", "33333"], ["label", "1", "X"], ["delete", "1"], ["log"], ["who"]] {
+        let masterOnly: [[String]] = [["list"], ["add", "33333"], ["edit", "2", "33333"], ["label", "1", "X"], ["delete", "1"],
+                                      ["log"], ["who"], ["log", "--follow"]]
+        for args in masterOnly {
             let r = try pins(daemon, args, pin: "11111")
             assertExit(r, 1, "\(args)")
             XCTAssertEqual(quotedRecord(r.stderr), "ERR PIN", "\(args): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("wrong PIN"), r.stderr)
         }
+        // An unknown PIN may not even open, close or ask.
+        let anyPIN: [[String]] = [["open"], ["close"], ["status"], ["status", "--follow"]]
+        for args in anyPIN {
+            let r = try pins(daemon, args, pin: "99999")
+            assertExit(r, 1, "\(args)")
+            XCTAssertEqual(quotedRecord(r.stderr), "ERR PIN", "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
         XCTAssertEqual(readBytes(pinsPath), expectedImage(slots(capacity: 3, [1: "11111", 2: "22222"])), "nothing changed")
         XCTAssertTrue(readText(labelsPath).contains("1\tA"))
         XCTAssertFalse(readText(labelsPath).contains("X"))
@@ -106,10 +116,24 @@ final class GaragePinsManageTests: GaragedTestCase {
         let daemon = try startDaemon()
         XCTAssertEqual(chmod(daemon.socketPath, 0o666), 0)
         for _ in 1...5 { assertExit(try pins(daemon, ["list"], pin: "99999", asNobody: true), 1) }
-        let locked = try pins(daemon, ["list"], asNobody: true)
-        assertExit(locked, 1)
-        XCTAssertEqual(quotedRecord(locked.stderr)?.hasPrefix("ERR LOCKED "), true, locked.stderr)
-        XCTAssertTrue(locked.stderr.contains("too many wrong PINs"), locked.stderr)
+        // Every command, even with the right PIN, is refused with the seconds left. The first
+        // lock lasts 1 s: should it run out on a slow machine, one more wrong PIN locks again
+        // (for longer). The commands are ones that would change nothing if they got through.
+        let commands: [[String]] = [["list"], ["add", "12345"], ["edit", "9", "24680"], ["delete", "9"],
+                                    ["label", "9", "A"], ["log"], ["who"], ["status"], ["close"]]
+        for args in commands {
+            var locked = try pins(daemon, args, asNobody: true)
+            var retries = 0
+            while retries < 3, !(quotedRecord(locked.stderr) ?? "").hasPrefix("ERR LOCKED ") {
+                retries += 1
+                _ = try pins(daemon, ["status"], pin: "99999", asNobody: true)
+                locked = try pins(daemon, args, asNobody: true)
+            }
+            assertExit(locked, 1, "\(args)")
+            XCTAssertEqual(quotedRecord(locked.stderr)?.hasPrefix("ERR LOCKED "), true, "\(args): \(locked.stderr)")
+            XCTAssertTrue(locked.stderr.contains("too many wrong PINs"), locked.stderr)
+        }
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed while locked")
 
         // status names the lockout; the owner at the shell is never locked out.
         let status = try pins(daemon, ["status"])
