@@ -1,3 +1,5 @@
+import DoorCore
+
 /// Aligned columns for people, like `systemctl list-units`: a header, then one row a line,
 /// every column as wide as its widest cell, the last column left ragged.
 struct TextTable {
@@ -22,5 +24,3 @@ struct TextTable {
 
 /// Prints a JSON value (for --json) followed by a newline.
 func printJSON(_ value: JSONValue) { print(value.serialized) }
-
-import DoorCore

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One thing that happened at the garage, for the owner's history (`garage-pins log`, `who`):
 /// when (wall clock), what, from where, and which slot, by label. Never a PIN.
 public struct EventRecord: Equatable, Sendable {
@@ -56,7 +60,3 @@ public struct EventRecord: Equatable, Sendable {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec / 1_000_000)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
