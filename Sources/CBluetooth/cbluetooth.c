@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -26,19 +27,39 @@ static void set_err(char *err, size_t len, const char *fmt, ...) {
 }
 
 int cbt_adapter_find(const char *name, cbt_adapter *out) {
-    int probe = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
-    if (probe < 0) return -errno;
-    close(probe);
-    int id = (name && *name) ? hci_devid(name) : hci_get_route(NULL);
-    if (id < 0) return -ENODEV;
-    struct hci_dev_info di;
-    if (hci_devinfo(id, &di) < 0) return -errno;
-    memset(out, 0, sizeof *out);
-    out->dev_id = id;
-    out->up = hci_test_bit(HCI_UP, &di.flags) ? 1 : 0;
-    snprintf(out->name, sizeof out->name, "%s", di.name);
-    ba2str(&di.bdaddr, out->address);
-    return 0;
+    // hci_devid() and hci_get_route() only see adapters that are up; list them all instead, so
+    // an adapter that is present but powered off is found (and can be powered up).
+    int ctl = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (ctl < 0) return -errno;
+    struct hci_dev_list_req *list = calloc(1, sizeof *list + HCI_MAX_DEV * sizeof(struct hci_dev_req));
+    if (!list) {
+        close(ctl);
+        return -ENOMEM;
+    }
+    list->dev_num = HCI_MAX_DEV;
+    if (ioctl(ctl, HCIGETDEVLIST, list) < 0) {
+        int e = errno;
+        free(list);
+        close(ctl);
+        return -e;
+    }
+    int found = -ENODEV;
+    for (int i = 0; i < list->dev_num && found == -ENODEV; i++) {
+        struct hci_dev_info di;
+        memset(&di, 0, sizeof di);
+        di.dev_id = list->dev_req[i].dev_id;
+        if (ioctl(ctl, HCIGETDEVINFO, &di) < 0) continue;
+        if (name && *name && strcmp(di.name, name) != 0) continue;
+        memset(out, 0, sizeof *out);
+        out->dev_id = di.dev_id;
+        out->up = hci_test_bit(HCI_UP, &di.flags) ? 1 : 0;
+        snprintf(out->name, sizeof out->name, "%s", di.name);
+        ba2str(&di.bdaddr, out->address);
+        found = 0;
+    }
+    free(list);
+    close(ctl);
+    return found;
 }
 
 int cbt_att_listen(const char *adapter_address, char *err, size_t err_len) {

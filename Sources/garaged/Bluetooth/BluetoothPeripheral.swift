@@ -29,7 +29,17 @@ final class BluetoothPeripheral: @unchecked Sendable {
     private let stopFlag = Locked(false)
     private let stopped = WakeEvent()
     private var phase: Phase = .searching("")
-    private var broughtUp: Set<String> = []   // adapters we powered up once on sight
+    /// Adapters seen since they appeared: one found powered off on first sight (start-up, a
+    /// replug) is powered up; one the owner powers off later is left off until they power it on.
+    private var seen: Set<String> = []
+    /// Set by `poke` (a phone connected or left): advertising must be re-armed.
+    private let rearm = Locked(false)
+    /// When advertising was last armed; it is refreshed this often in case the controller was
+    /// reset underneath us (a reset keeps the adapter up but clears advertising).
+    private var lastArmed: Instant?
+    static let refresh: Duration = .seconds(30)
+    /// How long to wait after a phone connects or leaves before re-arming advertising.
+    static let settle: Duration = .milliseconds(250)
 
     init(settings: Settings, loop: DoorLoop, log: Logger) {
         self.settings = settings
@@ -49,7 +59,10 @@ final class BluetoothPeripheral: @unchecked Sendable {
     }
 
     /// Something changed (a phone connected or left): re-check and re-advertise now.
-    func poke() { wake.signal() }
+    func poke() {
+        rearm.withLock { $0 = true }
+        wake.signal()
+    }
 
     func stop() {
         stopFlag.withLock { $0 = true }
@@ -64,6 +77,12 @@ final class BluetoothPeripheral: @unchecked Sendable {
             check()
             waitFor(&fds, timeout: .seconds(1))
             wake.drain()
+            if rearm.withLock({ $0 }) {
+                // A phone came or went. Let a power-off that disconnected it finish first, so
+                // advertising is not re-armed on an adapter that is about to close.
+                waitFor(&fds, timeout: BluetoothPeripheral.settle)
+                wake.drain()
+            }
         }
         if case .serving(let dev, let fd) = phase {
             cbt_advertise_stop(dev)
@@ -77,7 +96,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         let rc = cbt_adapter_find(settings.adapter, &adapter)
         let wanted = settings.adapter ?? "the first adapter"
         guard rc == 0 else {
-            broughtUp.removeAll()  // a replugged adapter arrives down: bring it up again on sight
+            seen.removeAll()  // a replugged adapter arrives powered off: power it up on sight
             let why = rc == -EAFNOSUPPORT ? "this kernel has no Bluetooth support"
                 : rc == -ENODEV ? "no Bluetooth adapter (\(wanted)) is present"
                 : "cannot query \(wanted): \(String(cString: strerror(-rc)))"
@@ -85,38 +104,48 @@ final class BluetoothPeripheral: @unchecked Sendable {
             return
         }
         let name = BluetoothPeripheral.name(of: adapter)
+        let firstSight = seen.insert(name).inserted
         if adapter.up == 0 {
-            if !broughtUp.contains(name) {
-                broughtUp.insert(name)
+            if firstSight {
                 let up = cbt_adapter_up(adapter.dev_id)
                 log.info("bluetooth-adapter", ["adapter": name, "action": up == 0 ? "powered up" : "could not power up: \(String(cString: strerror(-up)))"])
                 if up == 0 { return check() }
             }
-            lose("\(name) is down (bring it up with: sudo btmgmt -i \(name) power on)")
+            lose("\(name) is powered off (power it on with: sudo btmgmt -i \(name) power on)")
             return
         }
+        var startedServing = false
         if case .searching = phase {
             do {
                 let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt) { [weak self] in self?.poke() }
                 loop.add(listener)
                 phase = .serving(devID: adapter.dev_id, listenerFD: listener.fd)
+                startedServing = true
                 log.info("bluetooth-serving", ["adapter": listener.adapter, "name": settings.gatt.name])
             } catch {
                 lose("\(name): \(error.description)")
                 return
             }
         }
-        advertise(devID: adapter.dev_id, name: name)
+        let poked = rearm.withLock { r -> Bool in defer { r = false }; return r }
+        let now = SystemMonotonicClock().now()
+        let stale = lastArmed.map { now - $0 >= BluetoothPeripheral.refresh } ?? true
+        if startedServing || poked || stale {
+            lastArmed = now
+            advertise(devID: adapter.dev_id, name: name)
+        }
     }
 
-    /// Advertising stops whenever a phone connects; re-arming it on every check keeps the
-    /// garage visible to the next phone (and is harmless when it is still on).
+    /// Advertising is (re)armed when serving starts, whenever a phone connects or leaves (the
+    /// controller stops connectable advertising on a connection, and the next phone must still
+    /// find the garage), and every `refresh` in case the controller was reset.
     private func advertise(devID: Int32, name: String) {
         do {
             let adv = try settings.advertising.advertisingData()
             let scan = try settings.advertising.scanResponse()
             var err = [CChar](repeating: 0, count: 256)
             if cbt_advertise(devID, adv, adv.count, scan, scan.count, settings.intervalUnits, &err, err.count) != 0 {
+                rearm.withLock { $0 = true }  // try again at the next check
                 logOnce("advertising-failed", text(err))
             } else {
                 logOnce("advertising", "\(name) every \(Int(settings.intervalUnits) * 625 / 1000) ms")
@@ -138,6 +167,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
 
     private func lose(_ why: String) {
         if case .serving(_, let fd) = phase { loop.remove(listenerFD: fd) }
+        lastArmed = nil
         if phase != .searching(why) {
             log.warning("bluetooth-unavailable", ["why": why, "meanwhile": "the local socket keeps serving; retrying every second"])
         }
