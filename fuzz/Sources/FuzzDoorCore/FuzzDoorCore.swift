@@ -1,0 +1,63 @@
+import DoorCore
+
+/// Saves nothing: the fuzzer exercises the controller's logic, not the disk.
+private struct NullStore: PinTableSaving {
+    func save(_ table: PinTable) throws(TableFileError) {}
+}
+
+/// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
+/// what the product promises for any bytes at all (no crash, records of at most 20 bytes over
+/// Bluetooth, round trips), and traps when a promise is broken.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size > 0 else { return 0 }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let input = Array(bytes.dropFirst())
+    switch bytes[0] % 6 {
+    case 0:  // the command codec: a request decoded and encoded again is the same request
+        if case .success(let request) = CommandCodec.decode(input) {
+            precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
+        }
+    case 1:  // the ATT server: PDUs split by a length byte; nothing outgrows the MTU
+        var server = ATTServer(gatt: try! GarageGATT())
+        var rest = input[...]
+        while let n = rest.first {
+            let pdu = Array(rest.dropFirst().prefix(Int(n)))
+            rest = rest.dropFirst(1 + Int(n))
+            let out = server.handle(pdu)
+            if let response = out.response { precondition(response.count <= Int(server.mtu)) }
+            if let command = out.command { precondition(command.count <= Int(server.mtu) - 3) }
+        }
+        _ = try? server.notification(Array("ERR LOCKED 900".utf8))
+    case 2:  // the EEPROM layout: whatever decodes encodes back to the same bytes
+        var image = Array(input.prefix(EEPROMLayout.size))
+        if bytes.count % 2 == 0 { image += [UInt8](repeating: 0xFF, count: EEPROMLayout.size - image.count) }
+        if let table = try? EEPROMLayout.decode(image) {
+            precondition(EEPROMLayout.encode(table) == image || image.contains { $0 > 1 && $0 != 0xFF })
+            precondition(try! EEPROMLayout.decode(EEPROMLayout.encode(table)) == table)
+        }
+    case 3:  // the event history: torn or corrupt records are skipped, never fatal
+        _ = EventCodec.decodeAll(input)
+    case 4:  // the line framer: no line is ever longer than the limit
+        var framer = LineFramer(maxLength: 64)
+        var rest = input[...]
+        while !rest.isEmpty {
+            let n = Int(rest.first! % 17) + 1
+            for item in framer.feed(rest.prefix(n)) {
+                if case .line(let line) = item { precondition(line.count <= 64) }
+            }
+            rest = rest.dropFirst(n)
+        }
+    default:  // the controller over Bluetooth: every reply fits one notification
+        var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
+                                    door: Door(timing: .book), store: NullStore())
+        let remote = RequestSource("fuzz", throttled: true)
+        var ms: UInt64 = 0
+        for line in input.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            ms += 700
+            let outcome = controller.handle(line, from: remote, at: Instant(nanoseconds: ms * 1_000_000))
+            for reply in outcome.replies { precondition(reply.bytes.count <= Reply.maxRecordLength) }
+        }
+    }
+    return 0
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target and fuzzes DoorCore's parsers for a while (default 60 s), starting
+# from a small seed corpus of real requests and PDUs. Exits non-zero on the first crash, leaving
+# the input that caused it in fuzz/crashes/.
+# Usage: fuzz/run.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+seconds="${1:-60}"
+
+swift build -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address --product FuzzDoorCore 2>&1 | { grep -v '^\[' || true; }
+bin="$(swift build -c release --show-bin-path)/FuzzDoorCore"
+
+corpus=.corpus
+mkdir -p "$corpus" crashes
+seed() { printf "$2" > "$corpus/seed-$1"; }
+seed codec '\x0012345O=1'; seed codec-e '\x0012345E\x01abcde'; seed codec-d '\x0012345D12'
+seed att-mtu '\x01\x03\x02\xf7\x00'; seed att-group '\x01\x07\x10\x01\x00\xff\xff\x00\x28'
+seed att-write '\x01\x0b\x52\x0c\x0012345O=1'; seed att-cccd '\x01\x05\x12\x0f\x00\x01\x00'
+seed eeprom '\x02\x01\x31\x32\x33\x34\x35\x00\x00\x00\x00\x00\x00'
+seed lines '\x0412345O=1\r\n12345S\n'; seed controller '\x0512345Aabcde\n12345P\nabcdeO=1\nwrongS\n'
+
+log=.fuzz.log
+set +e
+SWIFT_BACKTRACE=enable=no "$bin" "$corpus" -max_total_time="$seconds" -max_len=300 \
+    -artifact_prefix=crashes/ -print_final_stats=1 >"$log" 2>&1
+rc=$?
+set -e
+grep -E "^(Done|stat::|==[0-9]+==|SUMMARY|artifact_prefix)" "$log" || true
+((rc == 0)) || { echo "fuzz: FAILED (exit $rc); the input is in fuzz/crashes/, the full log in fuzz/$log" >&2; tail -40 "$log" >&2; }
+exit "$rc"
