@@ -82,6 +82,21 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(c.throttle.failures, 5, "attempts while locked do not count")
     }
 
+    func testAnOrdinaryPINCannotResetTheCountBetweenGuessesAtTheMaster() throws {
+        var c = try controller()
+        XCTAssertEqual(send(&c, "12345Auser1", owner), ["OK 1"])
+        var ms = 0
+        for _ in 0..<4 { ms += 10; XCTAssertEqual(send(&c, "guessP", at: ms), ["ERR PIN"]) }
+        ms += 10
+        XCTAssertEqual(send(&c, "user1S", at: ms), ["S CLOSED"], "an ordinary PIN still works")
+        XCTAssertEqual(c.throttle.failures, 4, "but does not wipe the guesses at the master")
+        ms += 10
+        XCTAssertEqual(send(&c, "gues2P", at: ms), ["ERR PIN"])
+        XCTAssertEqual(send(&c, "user1S", at: ms + 10), ["ERR LOCKED 1"])
+        XCTAssertEqual(send(&c, "12345S", at: ms + 1_100), ["S CLOSED"], "the master after the delay starts over")
+        XCTAssertEqual(c.throttle.failures, 0)
+    }
+
     func testOwnerWrongPINsDoNotLockOutThePhones() throws {
         var c = try controller()
         for i in 0..<10 { XCTAssertEqual(send(&c, "wrongO=1", owner, at: i), ["ERR PIN"]) }

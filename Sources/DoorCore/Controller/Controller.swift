@@ -92,11 +92,13 @@ public struct Controller: Sendable {
             return outcome
         }
         guard let slot = table.slot(of: request.pin), slot == 0 || !request.command.needsMaster else {
-            if source.throttled { outcome.lockout = throttle.recordFailure(at: now) }
+            if source.throttled {
+                outcome.lockout = throttle.recordFailure(at: now, master: request.command.needsMaster)
+            }
             outcome.replies = [.error(.pin)]
             return outcome
         }
-        if source.throttled { throttle.recordSuccess() }
+        if source.throttled { throttle.recordSuccess(master: slot == 0) }
         outcome.slot = slot
         outcome.replies = execute(request.command, at: now, press: &outcome.press, query: &outcome.query)
         return outcome

@@ -1,13 +1,18 @@
 /// Slows down PIN guessing: a 5-character PIN falls to brute force in hours at radio speed.
 /// After `freeAttempts` consecutive wrong PINs every attempt is refused until a delay has passed;
 /// the delay doubles with each further wrong PIN, from 1 s up to 15 minutes. A correct PIN
-/// after the delay starts over. Attempts refused while locked neither count nor extend it.
+/// after the delay starts over, with one exception: once a wrong PIN was tried for a
+/// master-only command, only the master PIN starts over, so someone who knows an ordinary PIN
+/// cannot reset the count between guesses at the master. Attempts refused while locked neither
+/// count nor extend it.
 public struct Throttle: Sendable {
     public let freeAttempts: Int
     public let firstDelay: Duration
     public let maxDelay: Duration
     public private(set) var failures = 0
     public private(set) var lockedUntil: Instant?
+    /// True once a wrong PIN was tried for a master-only command since the count last started over.
+    public private(set) var masterGuessed = false
 
     public init(freeAttempts: Int = 5, firstDelay: Duration = .seconds(1),
                 maxDelay: Duration = .seconds(15 * 60)) {
@@ -24,8 +29,9 @@ public struct Throttle: Sendable {
 
     /// Counts a wrong PIN; returns the new lockout's length when this one starts or extends it.
     @discardableResult
-    public mutating func recordFailure(at now: Instant) -> Duration? {
+    public mutating func recordFailure(at now: Instant, master: Bool = false) -> Duration? {
         failures += 1
+        if master { masterGuessed = true }
         guard failures >= freeAttempts else { return nil }
         let doublings = failures - freeAttempts
         var delay = firstDelay
@@ -35,8 +41,11 @@ public struct Throttle: Sendable {
         return delay
     }
 
-    public mutating func recordSuccess() {
+    /// Starts over, unless the master PIN was being guessed and this success is not the master's.
+    public mutating func recordSuccess(master: Bool = true) {
+        guard master || !masterGuessed else { return }
         failures = 0
         lockedUntil = nil
+        masterGuessed = false
     }
 }
