@@ -3,7 +3,7 @@
 # system (Debian 12 only ships libgpiod v1). Everything lives under .cache/gpiod-v2 (git-ignored):
 #
 #   1. download the PyPI `gpiod` 2.x sdist, which bundles libgpiod 2.x's C sources (once);
-#   2. build a static libgpiod.a from them and write a libgpiod.pc for it (once);
+#   2. build a static libgpiod_v2static.a from them and write a libgpiod.pc for it (once);
 #   3. C-only check, always: compile cgpio.c with -Wall -Wextra -Werror against the v2 headers,
 #      link a tiny program calling every cgpio_* function against the static v2 library, run it;
 #      the same against the system libgpiod (v1) when it is installed, for comparison;
@@ -86,7 +86,8 @@ step="building static libgpiod $libver"
 prefix="$cache/prefix-$libver"
 pcdir="$prefix/lib/pkgconfig"
 stamp="$prefix/.built-by"
-want_stamp="$(basename "$sdist") $("$CC" --version | head -n 1)"
+# The layout of what is written here is part of the stamp: a change to the .pc rebuilds it.
+want_stamp="$(basename "$sdist") $("$CC" --version | head -n 1) pc:own-name"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
     say "building libgpiod $libver (static) from $(basename "$sdist")"
     rm -rf "$cache"/build.* # leftovers of an interrupted run
@@ -97,7 +98,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
             -I "$src/include" -I "$src/lib" -c "$c" -o "$tmp/obj/$(basename "$c" .c).o" \
             || die "compiling $c failed"
     done
-    ar rcs "$tmp/prefix/lib/libgpiod.a" "$tmp"/obj/*.o || die "ar failed"
+    # Its own name, so a system -L directory earlier on SwiftPM's link line (libbluetooth's adds
+    # /usr/lib/x86_64-linux-gnu) cannot hand the linker the system's v1 libgpiod.so instead.
+    ar rcs "$tmp/prefix/lib/libgpiod_v2static.a" "$tmp"/obj/*.o || die "ar failed"
     cp "$src/include/gpiod.h" "$tmp/prefix/include/"
     cat >"$tmp/prefix/lib/pkgconfig/libgpiod.pc" <<EOF
 prefix=$prefix
@@ -108,7 +111,7 @@ Name: libgpiod
 Description: libgpiod $libver built statically from the PyPI $(basename "$sdist" .tar.gz) sdist (CI only)
 Version: $libver
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -lgpiod
+Libs: -L\${libdir} -lgpiod_v2static
 EOF
     echo "$want_stamp" >"$tmp/prefix/.built-by"
     rm -rf "$prefix" && mv "$tmp/prefix" "$prefix" && rm -rf "$tmp"
