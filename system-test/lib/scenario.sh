@@ -53,6 +53,15 @@ check() {
 
 in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }  # in_range V LO HI (integers)
 
+# press_ok WIDTH_NS WANT_MS: a press the relay would register, and no gross stretch. Never more
+# than 2 ms short; at most ST_PRESS_SLACK_MS (150) long, because under TCG a vCPU thread that
+# the 2-core host deschedules wakes the guest's timer late (a 359 ms press was seen once, the
+# daemon's own clock agreeing, with nothing of the daemon's between set and release). The exact
+# error is always reported as a metric; the 2 ms goal is held on the host by the integration
+# tests and bench/pulse-and-latency.py, which run on a real clock.
+press_ok() { in_range "$1" $(($2 * 1000000 - 2000000)) $(($2 * 1000000 + ${ST_PRESS_SLACK_MS:-150} * 1000000)); }
+press_window() { echo "$1 ms (-2/+${ST_PRESS_SLACK_MS:-150} ms under TCG)"; }
+
 # Only the scenario's own shell gives the verdict; a failing subshell makes its caller fail.
 _st_on_err() { [ "$BASHPID" = "$$" ] || return 0; _verdict FAIL "unexpected error (status $1) at ${BASH_SOURCE[1]##*/}:$2: $3"; }
 trap '_st_on_err $? $LINENO "$BASH_COMMAND"' ERR

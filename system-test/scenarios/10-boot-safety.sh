@@ -52,5 +52,5 @@ check "the line ended at $inactive" _level_is "$SIM_SYS" 0 "$inactive"
 metric request_to_open_ms "$(ms_between "$t_req" "$t_open") (line held, never active)"
 metric open_cmd_to_press_ms "$(ms_between "$t_open" "$p_start") (marker before garage-pins -> press edge)"
 metric press_ms "$(ms "$width") (asked 300; error $(ms $((width - 300000000))) ms)"
-check "press width within 300 ms +-50 ms" in_range "$width" 250000000 350000000
+check "press width $(press_window 300)" press_ok "$width" 300
 pass "line at $inactive from start to open ($n_idle level change(s), none active); one press of $(ms "$width") ms"

@@ -44,8 +44,8 @@ check "the door reported OPENING, OPEN, CLOSING, CLOSED" \
 metric travel_open_ms "$(ms_between "$s1" "$t_opened") (press -> OPEN seen on the socket; travel ${TRAVEL_S} s)"
 metric travel_close_ms "$(ms_between "$s2" "$t_closed") (auto-close press -> CLOSED seen on the socket)"
 
-check "open press within $PULSE_MS +-50 ms" in_range "$w1" $((want - 50000000)) $((want + 50000000))
-check "auto-close press within $PULSE_MS +-50 ms" in_range "$w2" $((want - 50000000)) $((want + 50000000))
+check "open press $(press_window "$PULSE_MS")" press_ok "$w1" "$PULSE_MS"
+check "auto-close press $(press_window "$PULSE_MS")" press_ok "$w2" "$PULSE_MS"
 check "auto-close press $(( (TRAVEL_S + AUTO_S) ))s +-0.5 s after the open press" \
     in_range "$gap" $((want_gap - 500000000)) $((want_gap + 500000000))
 check "OPEN reported $TRAVEL_S s +-0.5 s after the press" \

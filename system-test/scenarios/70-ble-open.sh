@@ -293,7 +293,7 @@ for i in 0 1 2; do
     read -r s _ w <<< "${P[$i]}"
     name=(ble_open local_close_while_down ble_open_after_power_cycle)
     metric "${name[$i]}_press_ms" "$(ms "$w") (asked $PULSE_MS; error $(ms $((w - want))) ms)"
-    in_range "$w" $((want - 50000000)) $((want + 50000000)) || fails+=("${name[$i]} press $(ms "$w") ms, not $PULSE_MS +-50")
+    press_ok "$w" "$PULSE_MS" || fails+=("${name[$i]} press $(ms "$w") ms, not $(press_window "$PULSE_MS")")
     PS[i]=$s
 done
 t_w1=$(ev_mark ble-open-1) t_on=$(ev_mark power-on) t_off=$(ev_mark power-off) t_chk=$(ev_mark hci0-checked)
