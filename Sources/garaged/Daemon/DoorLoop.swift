@@ -48,7 +48,10 @@ final class DoorLoop: @unchecked Sendable {
     /// Only the loop's thread calls it once the loop runs (before, the thread that starts it).
     func record(_ kind: EventRecord.Kind, source: String, slot: Int? = nil, label: String? = nil,
                 detail: String? = nil) {
-        let r = EventRecord(time: EventRecord.now(), kind: kind, source: source, slot: slot, label: label, detail: detail)
+        record(EventRecord(time: EventRecord.now(), kind: kind, source: source, slot: slot, label: label, detail: detail))
+    }
+
+    private func record(_ r: EventRecord) {
         history.append(r)
         events?.enqueue(r)
         for c in followers(of: .log) { c.deliver([.record(r.json)]) }
@@ -165,12 +168,13 @@ final class DoorLoop: @unchecked Sendable {
         log.info("request", ["source": source.description, "command": outcome.command ?? "?",
                              "slot": outcome.slot.map { String($0) } ?? "-", "result": outcome.result.text])
         if let press = outcome.press { pulser.press(press) }
-        recordEvents(of: outcome, from: source, labelsBefore: labelsBefore)
         if let lock = outcome.lockout {
             log.warning("lockout", ["source": source.description, "seconds": String(lock.secondsRoundedUp),
                                     "failures": String(controller.throttle.failures)])
-            record(.lockout, source: source.description,
-                   detail: "\(lock.secondsRoundedUp) s after \(controller.throttle.failures) wrong PINs")
+        }
+        for event in outcome.events(source: source.description, at: EventRecord.now(), labelsBefore: labelsBefore,
+                                    labelsAfter: controller.labels, failures: controller.throttle.failures) {
+            record(event)
         }
         switch outcome.query {
         case .log(let since):
@@ -187,37 +191,6 @@ final class DoorLoop: @unchecked Sendable {
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case nil:
             return outcome.replies
-        }
-    }
-
-    /// The history's view of a request: what changed the door or the table, and wrong PINs.
-    /// Reads (status, list, log) and malformed requests are not events.
-    private func recordEvents(of outcome: Controller.Outcome, from source: RequestSource, labelsBefore: Labels) {
-        let who = source.description
-        let result = outcome.result
-        if result == .error(.pin) {
-            record(.wrongPIN, source: who, detail: outcome.command)
-            return
-        }
-        guard let command = outcome.decoded, outcome.slot != nil else { return }
-        let resultText = outcome.press != nil ? "pressed" : result.text
-        switch command {
-        case .open:
-            record(.open, source: who, slot: outcome.slot, label: controller.label(of: outcome.slot), detail: resultText)
-        case .close:
-            record(.close, source: who, slot: outcome.slot, label: controller.label(of: outcome.slot), detail: resultText)
-        case .add, .local(.add):
-            var slot: Int? = nil
-            if case .added(let s) = result { slot = s }
-            record(.add, source: who, slot: slot, label: controller.label(of: slot), detail: result.text)
-        case .edit(let slot, _):
-            record(.edit, source: who, slot: slot, label: labelsBefore[slot], detail: result.text)
-        case .delete(let slot):
-            record(.delete, source: who, slot: slot, label: labelsBefore[slot], detail: result.text)
-        case .local(.label(let slot, let name)):
-            record(.label, source: who, slot: slot, label: name, detail: result.text)
-        default:
-            return
         }
     }
 

@@ -1,0 +1,40 @@
+extension Controller.Outcome {
+    /// What the owner's history keeps of one judged request: what changed the door or the
+    /// table, wrong PINs and the lockouts they start. Reads (status, list, log) and malformed
+    /// requests are not events. `labelsBefore` names the slot an edit or delete changed;
+    /// `labelsAfter` the slot an open or add used; `failures` is the throttle's count after it.
+    public func events(source: String, at time: Int64, labelsBefore: Labels, labelsAfter: Labels,
+                       failures: Int) -> [EventRecord] {
+        func event(_ kind: EventRecord.Kind, slot: Int? = nil, label: String? = nil, detail: String?) -> EventRecord {
+            EventRecord(time: time, kind: kind, source: source, slot: slot, label: label, detail: detail)
+        }
+        var events: [EventRecord] = []
+        if result == .error(.pin) {
+            events.append(event(.wrongPIN, detail: command))
+        } else if let decoded, slot != nil {
+            let resultText = press != nil ? "pressed" : result.text
+            switch decoded {
+            case .open:
+                events.append(event(.open, slot: slot, label: slot.flatMap { labelsAfter[$0] }, detail: resultText))
+            case .close:
+                events.append(event(.close, slot: slot, label: slot.flatMap { labelsAfter[$0] }, detail: resultText))
+            case .add, .local(.add):
+                var added: Int? = nil
+                if case .added(let s) = result { added = s }
+                events.append(event(.add, slot: added, label: added.flatMap { labelsAfter[$0] }, detail: result.text))
+            case .edit(let slot, _):
+                events.append(event(.edit, slot: slot, label: labelsBefore[slot], detail: result.text))
+            case .delete(let slot):
+                events.append(event(.delete, slot: slot, label: labelsBefore[slot], detail: result.text))
+            case .local(.label(let slot, let name)):
+                events.append(event(.label, slot: slot, label: name, detail: result.text))
+            default:
+                break
+            }
+        }
+        if let lockout {
+            events.append(event(.lockout, detail: "\(lockout.secondsRoundedUp) s after \(failures) wrong PINs"))
+        }
+        return events
+    }
+}
