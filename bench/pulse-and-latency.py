@@ -54,7 +54,7 @@ def main():
                               stderr=subprocess.DEVNULL)
     try:
         wait_until(lambda: os.path.exists(sock), 10, "the socket")
-        c = socket.socket(socket.AF_UNIX)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         c.connect(sock)
 
         # Press widths: alternate open and close; each waits for the previous press to end.
@@ -83,11 +83,11 @@ def main():
               f"p99 {lat[int(len(lat) * 0.99)]:.0f} us, max {lat[-1]:.0f} us")
 
         # Many clients at once, one of them connected and silent.
-        silent = socket.socket(socket.AF_UNIX)
+        silent = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         silent.connect(sock)
         conns = []
         for _ in range(a.clients):
-            s = socket.socket(socket.AF_UNIX)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             s.connect(sock)
             conns.append(s)
         t0 = time.perf_counter()

@@ -4,9 +4,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 int clinux_ppoll(struct pollfd *fds, unsigned long nfds, int64_t timeout_ns) {
@@ -38,4 +43,60 @@ int clinux_make_thread_realtime(int priority) {
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     struct sched_param param = { .sched_priority = priority };
     return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+}
+
+int clinux_enable_rx_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0 ? 0 : errno;
+}
+
+ssize_t clinux_recv_stamped(int fd, void *buffer, size_t length, int64_t *stamp_ns, int *truncated) {
+    struct iovec iov = { .iov_base = buffer, .iov_len = length };
+    union { char buf[CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } control;
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                          .msg_control = control.buf, .msg_controllen = sizeof control.buf };
+    *stamp_ns = -1;
+    *truncated = 0;
+    ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n < 0) return n;
+    *truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            if (ts.tv_sec != 0 || ts.tv_nsec != 0) *stamp_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    }
+    return n;
+}
+
+int clinux_open_fd_count(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;  /* the directory stream's own descriptor */
+}
+
+int64_t clinux_fd_limit(void) {
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return -1;
+    return (int64_t)r.rlim_cur;
+}
+
+void clinux_daemon_signals(sigset_t *set) {
+    static const int fatal[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                                 SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGXCPU };
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaddset(set, fatal[i]);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
+}
+
+void clinux_signal_name(int sig, char *out, size_t length) {
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev != NULL) snprintf(out, length, "%s", abbrev);
+    else if (sig >= SIGRTMIN && sig <= SIGRTMAX) snprintf(out, length, "RTMIN+%d", sig - SIGRTMIN);
+    else snprintf(out, length, "%d", sig);
 }

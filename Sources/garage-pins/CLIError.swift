@@ -1,4 +1,5 @@
 import ArgumentParser
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,21 +30,9 @@ enum CLIError: Error, CustomStringConvertible {
 extension CLIError {
     /// Explains a daemon's ERR record in words.
     static func explain(_ record: String) -> String {
-        let parts = record.split(separator: " ")
-        guard parts.count >= 2, parts[0] == "ERR" else { return record }
-        let why: String
-        switch parts[1] {
-        case "PIN": why = "wrong PIN (or not the master PIN for managing PINs)"
-        case "LOCKED": why = "too many wrong PINs; try again in \(parts.count > 2 ? parts[2] : "a few") s"
-        case "FORMAT": why = "the daemon could not parse the request"
-        case "CMD": why = "the daemon does not know that command"
-        case "SLOT": why = "no such slot, or the slot is free"
-        case "FULL": why = "the PIN table is full; delete a PIN first"
-        case "DUP": why = "that PIN is already stored"
-        case "BUSY": why = "the door is moving the other way; wait for it to stop"
-        case "STORE": why = "the daemon could not save the PIN table; see its log"
-        default: why = "refused"
-        }
+        guard let (code, seconds) = Reply.error(in: record) else { return "garaged refused: \(record)" }
+        var why = code.meaning
+        if code == .locked { why += "; try again in \(seconds.map(String.init) ?? "a few") s, or clear it with `garage-pins unlock` (master PIN)" }
         return "garaged refused: \(why) (\(record))"
     }
 }

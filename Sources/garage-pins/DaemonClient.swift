@@ -3,8 +3,8 @@ import DoorCore
 import Glibc
 #endif
 
-/// A connection to garaged's local socket: one request line out, reply records back until the
-/// final one (everything but a `P` entry is final).
+/// A connection to garaged's local socket (SOCK_SEQPACKET): one request packet out, reply
+/// records (`record\n` lines, in packets) back until the final one.
 struct DaemonClient {
     static let defaultSocket = "/run/garaged/garaged.sock"
     static let timeout: Int32 = 5000  // ms
@@ -21,7 +21,7 @@ struct DaemonClient {
         while true {
             let record = try nextRecord(fd, &pending, timeout: DaemonClient.timeout)
             records.append(record)
-            if !DaemonClient.isEntry(record) { return records }
+            if !Reply.continues(record) { return records }
         }
     }
 
@@ -70,16 +70,8 @@ struct DaemonClient {
         }
     }
 
-    /// A record that is not the end of an answer: a `<slot>=<pin>` list entry, or a JSON
-    /// record of a local extension.
-    static func isEntry(_ record: String) -> Bool {
-        if record.hasPrefix("{") { return true }
-        guard let eq = record.firstIndex(of: "=") else { return false }
-        return !record[..<eq].isEmpty && record[..<eq].allSatisfy(\.isNumber)
-    }
-
     private func connect() throws(CLIError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw unreachable(String(cString: strerror(errno))) }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -100,9 +92,25 @@ struct DaemonClient {
         guard rc == 0 else {
             let e = errno
             close(fd)
-            throw unreachable(String(cString: strerror(e)))
+            throw connectFailure(e)
         }
         return fd
+    }
+
+    /// Why connect failed, in words that point at the fix: a permission is not a stopped daemon.
+    private func connectFailure(_ e: Int32) -> CLIError {
+        switch e {
+        case EACCES, EPERM:
+            var st = stat()
+            let group = stat(socketPath, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+            let join = group.map { "only root and members of the group '\($0)' may use it: `sudo usermod -aG \($0) $USER`, then log in again (or use sudo)" }
+                ?? "ask the owner of the Pi for access, or use sudo"
+            return .unreachable("cannot reach garaged at \(socketPath): permission denied; \(join).")
+        case EPROTOTYPE:
+            return .unreachable("\(socketPath) is not a garaged socket this garage-pins can talk to (wrong socket type); are garaged and garage-pins the same version?")
+        default:
+            return unreachable(String(cString: strerror(e)))
+        }
     }
 
     private func unreachable(_ why: String) -> CLIError {

@@ -42,10 +42,11 @@ struct OfflineTable {
     }
 }
 
-/// Reads a whole file the owner named (a dump, a backup), with a message naming it on failure.
-func readInput(_ path: String, what: String) throws(CLIError) -> [UInt8] {
+/// Reads a whole file the owner named (a dump, a backup), with a message naming it on failure;
+/// one larger than `limit` is refused with its size, never read in part.
+func readInput(_ path: String, what: String, limit: Int = 4 << 20) throws(CLIError) -> [UInt8] {
     do {
-        guard let bytes = try AtomicFile.read(path, limit: 4 << 20) else { throw CLIError.file("\(what) \(path) does not exist") }
+        guard let bytes = try AtomicFile.read(path, limit: limit) else { throw CLIError.file("\(what) \(path) does not exist") }
         return bytes
     } catch let e as CLIError {
         throw e

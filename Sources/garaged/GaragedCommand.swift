@@ -26,6 +26,9 @@ struct GaragedCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The local socket the owner's tools talk to (default \(LocalSocket.defaultPath)).", valueName: "PATH"))
     var socket: String?
 
+    @Option(name: .long, help: ArgumentHelp("The group whose members may use the local socket (default \(Settings.defaultSocketGroup), when that group exists).", valueName: "GROUP"))
+    var socketGroup: String?
+
     @Option(name: .long, help: ArgumentHelp("CHIP:LINE for a real line through libgpiod (e.g. gpiochip0:17, gpiochip0:GPIO17), or sim:FILE for the simulated line (default \(RelaySpec.defaultValue)).", valueName: "SPEC"))
     var relay: String?
 
@@ -75,12 +78,12 @@ struct GaragedCommand: ParsableCommand {
     var config: String?
 
     func run() throws {
-        Daemon.blockStopSignals()
+        Daemon.blockSignals()
         let log = Logger()
         do {
             let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
             let flags = Settings.Overrides(
-                pins: pins, events: events, socket: socket, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
+                pins: pins, events: events, socket: socket, socketGroup: socketGroup, relay: relay, activeLow: activeLow, pulseMs: pulseMs,
                 travelS: travelS, autoCloseS: autoCloseS, bluetooth: noBle ? false : nil,
                 adapter: bleAdapter, attSocket: attSocket, bleName: bleName, beaconUUID: beaconUUID,
                 beaconMajor: beaconMajor, beaconMinor: beaconMinor, beaconPower: beaconPower,

@@ -131,4 +131,15 @@ final class LineFramerTests: XCTestCase {
         XCTAssertEqual(f.feed(max + [0x41, 0x0A]), [.tooLong])
         XCTAssertEqual(f.feed(max + [0x0D, 0x41, 0x0A]), [.tooLong])
     }
+
+    func testTheEndOfAPacketEndsALineAndForgetsAnOverlongOne() {
+        var f = LineFramer(maxLength: 64)
+        XCTAssertEqual(f.feed(Array("12345S\n12345O=1".utf8)), [.line(Array("12345S".utf8))])
+        XCTAssertEqual(f.endOfPacket(), [.line(Array("12345O=1".utf8))], "a request need not end in LF")
+        XCTAssertEqual(f.endOfPacket(), [], "nothing pending")
+        XCTAssertEqual(f.feed([UInt8](repeating: 0x41, count: 100)), [.tooLong])
+        XCTAssertEqual(f.endOfPacket(), [], "the rest of an overlong line ends with its packet")
+        XCTAssertEqual(f.feed(Array("12345P".utf8)) + f.endOfPacket(), [.line(Array("12345P".utf8))],
+                       "and the next packet starts clean")
+    }
 }

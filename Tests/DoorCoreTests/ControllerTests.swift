@@ -2,8 +2,9 @@ import XCTest
 @testable import DoorCore
 
 final class ControllerTests: XCTestCase {
-    private let remote = RequestSource("bluetooth test", throttled: true)
-    private let owner = RequestSource("local uid=0", throttled: false)
+    private let remote = RequestSource("bluetooth test", channel: .remote)
+    private let owner = RequestSource("local uid=0", channel: nil, isLocal: true)
+    private let localUser = RequestSource("local uid=1000", channel: .local, isLocal: true)
     private var store = MemoryStore()
 
     private func controller(capacity: Int = 4) throws -> Controller {
@@ -67,34 +68,73 @@ final class ControllerTests: XCTestCase {
         let ownerOpen = c.handle(Array("12345O=1".utf8), from: owner, at: t(20))
         XCTAssertEqual(ownerOpen.replies, [.ok])
         XCTAssertEqual(ownerOpen.press, .open)
-        XCTAssertEqual(send(&c, "12345S", at: 1004), ["S OPENING 40"], "a correct PIN after the delay resets")
-        XCTAssertEqual(c.throttle.failures, 0)
+        XCTAssertEqual(send(&c, "12345S", at: 1004), ["S OPENING 40"], "after the delay the right PIN is judged")
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(1004)).failures, 5, "and resets nothing")
     }
 
     func testALockoutIsReportedOnceAndMalformedRequestsDoNotCount() throws {
         var c = try controller()
         for i in 0..<20 { XCTAssertEqual(send(&c, "1234", at: i), ["ERR FORMAT"]) }
-        XCTAssertEqual(c.throttle.failures, 0)
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(20)).failures, 0)
         var lockouts = 0
         for i in 0..<5 where c.handle(Array("bad!!S".utf8), from: remote, at: t(i)).lockout != nil { lockouts += 1 }
         XCTAssertEqual(lockouts, 1)
         XCTAssertEqual(send(&c, "bad!!S", at: 100), ["ERR LOCKED 1"])
-        XCTAssertEqual(c.throttle.failures, 5, "attempts while locked do not count")
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(100)).failures, 5, "attempts while locked do not count")
     }
 
-    func testAnOrdinaryPINCannotResetTheCountBetweenGuessesAtTheMaster() throws {
+    /// The review's bypass: four guesses, the known guest PIN, repeat. A success used to start
+    /// the count over; now the fifth guess locks whatever came between.
+    func testAKnownPINNeverResetsTheCount() throws {
         var c = try controller()
         XCTAssertEqual(send(&c, "12345Auser1", owner), ["OK 1"])
         var ms = 0
-        for _ in 0..<4 { ms += 10; XCTAssertEqual(send(&c, "guessP", at: ms), ["ERR PIN"]) }
+        for _ in 0..<4 { ms += 10; XCTAssertEqual(send(&c, "guessO=1", at: ms), ["ERR PIN"]) }
         ms += 10
         XCTAssertEqual(send(&c, "user1S", at: ms), ["S CLOSED"], "an ordinary PIN still works")
-        XCTAssertEqual(c.throttle.failures, 4, "but does not wipe the guesses at the master")
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(ms)).failures, 4, "but wipes no guess")
         ms += 10
-        XCTAssertEqual(send(&c, "gues2P", at: ms), ["ERR PIN"])
+        XCTAssertEqual(send(&c, "gues2S", at: ms), ["ERR PIN"])
         XCTAssertEqual(send(&c, "user1S", at: ms + 10), ["ERR LOCKED 1"])
-        XCTAssertEqual(send(&c, "12345S", at: ms + 1_100), ["S CLOSED"], "the master after the delay starts over")
-        XCTAssertEqual(c.throttle.failures, 0)
+        XCTAssertEqual(send(&c, "12345S", at: ms + 1_100), ["S CLOSED"], "the master after the delay is judged")
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(ms + 1_100)).failures, 5, "and wipes nothing either")
+    }
+
+    func testUnlockNeedsTheMasterOrTheOwnerAndClearsTheChosenChannel() throws {
+        var c = try controller()
+        XCTAssertEqual(send(&c, "12345Auser1", owner), ["OK 1"])
+        for i in 0..<6 { _ = send(&c, "wrongS", at: i) }
+        for i in 0..<6 { _ = send(&c, "wrongS", localUser, at: i) }
+        XCTAssertEqual(send(&c, "user1Lunlock", localUser, at: 5_000), ["ERR PIN"], "a guest PIN cannot unlock")
+        XCTAssertEqual(send(&c, "user1Lunlock", owner, at: 10), ["OK"], "the owner at the shell may, with any stored PIN")
+        XCTAssertTrue(c.throttle.isClear(at: t(10)))
+        for i in 0..<6 { _ = send(&c, "wrongS", at: 20 + i) }
+        for i in 0..<6 { _ = send(&c, "wrongS", localUser, at: 20 + i) }
+        XCTAssertEqual(send(&c, "12345Lunlock local", owner, at: 30), ["OK"])
+        XCTAssertNil(c.throttle.remainingLock(.local, at: t(30)))
+        XCTAssertNotNil(c.throttle.remainingLock(.remote, at: t(30)), "the remote lockout stays")
+        XCTAssertEqual(send(&c, "12345Lunlock", remote, at: 40), ["ERR CMD"], "never over Bluetooth")
+    }
+
+    func testAStaleRequestIsRefusedBeforeItIsJudged() throws {
+        var c = try controller()
+        let stale = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(2_001))
+        XCTAssertEqual(stale.replies, [.error(.stale)])
+        XCTAssertNil(stale.press)
+        XCTAssertNotNil(stale.refusal)
+        XCTAssertEqual(c.door.position, .closed)
+        XCTAssertEqual(c.handle(Array("wrongO=1".utf8), from: remote, at: t(0), age: .seconds(5)).replies, [.error(.stale)])
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(0)).failures, 0, "a stale guess is not judged, so it does not count")
+        let fresh = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(1_999))
+        XCTAssertEqual(fresh.press, .open)
+    }
+
+    func testAFailedSaveCarriesItsCauseForTheLog() throws {
+        var c = try controller()
+        store.failing = true
+        let outcome = c.handle(Array("12345Aaaaaa".utf8), from: owner, at: t(0))
+        XCTAssertEqual(outcome.result, .error(.store))
+        XCTAssertEqual(outcome.storeError, "cannot write memory: No space left on device")
     }
 
     func testOwnerWrongPINsDoNotLockOutThePhones() throws {
@@ -106,6 +146,7 @@ final class ControllerTests: XCTestCase {
     func testAutoCloseComesThroughTick() throws {
         var c = try controller()
         _ = send(&c, "12345O=1", at: 0)
+        XCTAssertEqual(c.relayReleased(at: t(300)), [])
         XCTAssertEqual(c.tick(at: t(10_000)), [.arrived(.open)])
         XCTAssertEqual(c.tick(at: t(40_000)), [.pressed(.autoClose)])
     }

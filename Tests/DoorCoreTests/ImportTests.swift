@@ -75,6 +75,15 @@ final class ImportTests: XCTestCase {
         XCTAssertNotNil(Labels.problem(with: String(repeating: "é", count: 17)), "34 bytes")
         XCTAssertNil(Labels.problem(with: String(repeating: "é", count: 16)))
         XCTAssertNotNil(Labels.problem(with: " Alice"))
+        // C1 controls and the characters that reorder or hide text are refused; emoji and
+        // scripts of every kind (joiners included) are not.
+        for bad in ["Al\u{85}ice", "Al\u{9B}ice", "Al\u{7F}ice", "\u{202E}ecilA", "Al\u{2066}ice\u{2069}", "A\u{200F}",
+                    "Al\u{2028}ice", "\u{FEFF}Alice", "A\u{061C}b"] {
+            XCTAssertNotNil(Labels.problem(with: bad), bad.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " "))
+        }
+        for good in ["Zoë", "👨‍👩‍👧", "אליס", "Ålice ☂", "José María"] {
+            XCTAssertNil(Labels.problem(with: good), good)
+        }
         var table = try PinTable(master: pin("12345"), capacity: 4)
         try table.put(pin("abcde"), inSlot: 1)
         XCTAssertEqual(Labels([1: "A", 2: "B", 40: "C"]).pruned(to: table), Labels([1: "A"]))

@@ -4,8 +4,8 @@ import XCTest
 /// The owner's local-socket extensions: their codec, and the controller keeping them off
 /// Bluetooth and keeping table and labels consistent.
 final class LocalCommandTests: XCTestCase {
-    private let local = RequestSource("local uid=0", throttled: false, isLocal: true)
-    private let bluetooth = RequestSource("bluetooth 00:AA:01:01:00:01", throttled: true)
+    private let local = RequestSource("local uid=0", channel: nil, isLocal: true)
+    private let bluetooth = RequestSource("bluetooth 00:AA:01:01:00:01", channel: .remote)
 
     final class MemoryLabels: LabelsSaving, @unchecked Sendable {
         var saved: [Labels] = []
@@ -28,13 +28,15 @@ final class LocalCommandTests: XCTestCase {
     func testEveryExtensionRoundTripsThroughTheCodec() {
         let commands: [LocalCommand] = [.list, .add(pin("abcde"), label: nil), .add(pin("abcde"), label: "Zoë Z"),
                                         .label(slot: 12, name: "Bob"), .label(slot: 3, name: nil), .status,
-                                        .log(since: nil), .log(since: 1_795_000_000_000), .follow(.status), .follow(.log), .follow(.log, since: 17)]
+                                        .log(since: nil), .log(since: 1_795_000_000_000), .follow(.status), .follow(.log), .follow(.log, since: 17),
+                                        .unlock(nil), .unlock(.remote), .unlock(.local)]
         for c in commands {
             let request = Request(pin: pin("12345"), command: .local(c))
             XCTAssertEqual(try CommandCodec.decode(CommandCodec.encode(request)).get(), request, "\(c)")
         }
         for bad in ["12345L", "12345Lnope", "12345Llist x", "12345Ladd abc", "12345Llabel x A", "12345Llabel 1  A",
-                    "12345Llog x", "12345Lfollow door", "12345Lfollow status 17", "12345Lfollow log x"] {
+                    "12345Llog x", "12345Lfollow door", "12345Lfollow status 17", "12345Lfollow log x",
+                    "12345Lunlock all", "12345Lunlock "] {
             XCTAssertEqual(CommandCodec.decode(Array(bad.utf8)), .failure(.format), bad)
         }
     }
@@ -46,7 +48,7 @@ final class LocalCommandTests: XCTestCase {
             XCTAssertEqual(texts(&c, request, bluetooth), ["ERR CMD"], request)
         }
         XCTAssertEqual(c.table.entries.count, 0)
-        XCTAssertEqual(c.throttle.failures, 0, "not a wrong PIN")
+        XCTAssertTrue(c.throttle.isClear(at: t(0)), "not a wrong PIN")
         XCTAssertEqual(labels.saved.count, 0)
     }
 
@@ -59,7 +61,7 @@ final class LocalCommandTests: XCTestCase {
         XCTAssertEqual(labels.saved.last, Labels([1: "Alice"]))
         XCTAssertEqual(texts(&c, "12345Llist", local), [#"{"slot":1,"pin":"abcde","label":"Alice"}"#, "OK 1"])
         XCTAssertEqual(texts(&c, "abcdeLlist", local), ["ERR PIN"], "a user PIN may not list")
-        XCTAssertEqual(texts(&c, "abcdeLstatus", local).first, #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0}"#)
+        XCTAssertEqual(texts(&c, "abcdeLstatus", local).first, #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}}}"#)
 
         labels.failing = true
         XCTAssertEqual(texts(&c, "12345Ladd fghij Bob", local), ["ERR STORE"])

@@ -3,13 +3,13 @@ import XCTest
 
 /// Which judged requests the owner's history keeps, and with which slot and label.
 final class OutcomeEventsTests: XCTestCase {
-    private let remote = RequestSource("bluetooth test", throttled: true)
+    private let remote = RequestSource("bluetooth test", channel: .remote)
 
     private func events(_ c: inout Controller, _ s: String, at ms: Int, before: Labels? = nil) -> [EventRecord] {
         let labelsBefore = before ?? c.labels
         let outcome = c.handle(Array(s.utf8), from: remote, at: t(ms))
         return outcome.events(source: remote.description, at: 42, labelsBefore: labelsBefore,
-                              labelsAfter: c.labels, failures: c.throttle.failures)
+                              labelsAfter: c.labels)
     }
 
     func testOpensAdminChangesWrongPINsAndLockoutsAreEventsAndReadsAreNot() throws {

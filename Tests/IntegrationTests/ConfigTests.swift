@@ -24,7 +24,8 @@ final class ConfigTests: GaragedTestCase {
         try initTable()
         let config = try writeConfig("""
             # garaged settings
-            pulse-ms = 120   # a short press
+              # a short press
+            pulse-ms = 120
 
             travel-s=1
             """)
@@ -91,5 +92,47 @@ final class ConfigTests: GaragedTestCase {
         let twice = try writeConfig("pulse-ms = 100\npulse-ms = 200\n", name: "twice.conf")
         try assertRefusesToStart(["--config", twice], naming: ["pulse-ms", "twice"])
         try assertRefusesToStart(["--config", dir + "/no-such.conf"], naming: [dir + "/no-such.conf"])
+    }
+
+    /// What the review found slipping through: each is now refused with the key (or line) named.
+    func testValuesThatWouldSilentlyChangeAreRefused() throws {
+        try initTable()
+        // An empty socket path would bind an abstract socket any local user can reach.
+        try assertRefusesToStart(["--socket", ""], naming: ["--socket", "empty"])
+        let emptySocket = try writeConfig("socket =\n", name: "empty.conf")
+        try assertRefusesToStart(["--config", emptySocket], naming: ["'socket'", "no value"])
+        // A '#' inside a value used to cut it ("Door #2" became "Door").
+        let hash = try writeConfig("ble-name = Door #2\n", name: "hash.conf")
+        try assertRefusesToStart(["--config", hash], naming: ["'ble-name'", "#", "quote it"])
+        let trailing = try writeConfig("pulse-ms = 300   # 50-5000\n", name: "trailing.conf")
+        try assertRefusesToStart(["--config", trailing], naming: ["'pulse-ms'", "comments go on lines of their own"])
+        // A directory is not a config file (it used to start with every default).
+        try assertRefusesToStart(["--config", dir], naming: [dir, "not a regular file"])
+        // Bytes that are not UTF-8 used to become U+FFFD.
+        let latin1 = "\(dir)/latin1.conf"
+        try write(Array("ble-name = Gar".utf8) + [0xE7, 0x0A], to: latin1)
+        try assertRefusesToStart(["--config", latin1], naming: ["latin1.conf:1", "UTF-8"])
+    }
+
+    func testAQuotedValueKeepsItsHash() throws {
+        try initTable()
+        let config = try writeConfig(#"ble-name = "Door #2""# + "\n")
+        let daemon = try startDaemon(["--config", config, "--att-socket", attSocketPath])
+        // The GAP device name, read over the ATT seam (Read By Type 0x2A00).
+        let bearer = try connectBearer(daemon)
+        XCTAssertEqual(try bearer.exchange("08 01 00 FF FF 00 2A"), "09 09 03 00 " + attHex(Array("Door #2".utf8)))
+        XCTAssertNil(daemon.process.poll())
+    }
+
+    /// The shipped example is a config garaged accepts as written (its hardware paths replaced
+    /// by flags, which win).
+    func testTheExampleConfigIsAccepted() throws {
+        try initTable()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let daemon = try startDaemon(["--config", repo + "/packaging/garaged.conf.example"])
+        XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED")
+        waitUntil("the start line with the example's timing", timeout: .seconds(3)) {
+            daemon.log.contains("pulse_ms=300 travel_s=12 auto_close_s=30")
+        }
     }
 }

@@ -191,6 +191,11 @@ final class ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
+        // Only stdin, stdout and stderr, as systemd starts a service: descriptors the test
+        // process holds (and did not mark close-on-exec) would count against the child's limit.
+        for fd in ChildProcess.openDescriptors() where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -217,6 +222,11 @@ final class ChildProcess {
         }
         self.pid = pid
         LiveChildren.shared.add(pid)
+    }
+
+    /// The descriptors this process has open now.
+    static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }
 
     /// The environment children get: the test's own, minus what would change their behaviour
@@ -384,7 +394,7 @@ final class SocketClient {
     /// full backlog). Non-blocking, so every later wait has a deadline.
     init(path: String) throws {
         self.path = path
-        fd = try connectUnixSocket(path, type: Int32(SOCK_STREAM.rawValue))
+        fd = try connectUnixSocket(path, type: Int32(SOCK_SEQPACKET.rawValue))
     }
 
     deinit { close(fd) }
@@ -408,8 +418,22 @@ final class SocketClient {
         }
     }
 
-    /// Sends one request line (LF added).
+    /// Sends one request line (LF added), as one packet.
     func sendLine(_ bytes: [UInt8]) throws { try send(bytes + [0x0A]) }
+
+    /// Sends many request lines, packed into as few packets as the daemon takes (4096 bytes).
+    func sendLines(_ lines: [String], timeout: Duration = .seconds(20)) throws {
+        var packet: [UInt8] = []
+        for line in lines {
+            let bytes = Array(line.utf8) + [0x0A]
+            if packet.count + bytes.count > 4096 {
+                try send(packet, timeout: timeout)
+                packet = []
+            }
+            packet += bytes
+        }
+        if !packet.isEmpty { try send(packet, timeout: timeout) }
+    }
 
     /// The next reply record (without its LF), waiting up to `timeout` for it.
     func readRecord(timeout: Duration = .seconds(5)) throws -> String {

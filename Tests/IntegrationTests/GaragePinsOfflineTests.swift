@@ -144,6 +144,16 @@ final class GaragePinsOfflineTests: GaragedTestCase {
         assertExit(bad, 1)
         XCTAssertTrue(bad.stderr.contains("pins[0].pin"), bad.stderr)
         XCTAssertFalse(fileExists(dir + "/third"))
+
+        // A file far bigger than any backup is refused with its size; it used to be read in
+        // part and reported as "unterminated string".
+        let huge = dir + "/huge.json"
+        try write(Array(export.stdout.utf8) + Array(repeating: 0x20, count: 5 << 20), to: huge)
+        let tooBig = try garagePins(["import", huge, "--pins", dir + "/fourth"])
+        assertExit(tooBig, 1)
+        XCTAssertTrue(tooBig.stderr.contains("\(huge) is \(export.stdout.utf8.count + (5 << 20)) bytes"), tooBig.stderr)
+        XCTAssertFalse(tooBig.stderr.contains("unterminated"), tooBig.stderr)
+        XCTAssertFalse(fileExists(dir + "/fourth"))
     }
 
     func testCheckDescribesAValidTableAndExplainsACorruptOne() throws {

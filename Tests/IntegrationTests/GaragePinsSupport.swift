@@ -40,6 +40,18 @@ extension GaragedTestCase {
                        file: file, line: line)
     }
 
+    /// Starts the daemon (on a table made already) where uid 65534 can reach its socket: a
+    /// real unprivileged client, which the daemon throttles. Skips the test without root.
+    func startDaemonOpenToNobody(_ extra: [String] = []) throws -> GaragedDaemon {
+        try XCTSkipUnless(getuid() == 0, "needs root: setpriv must switch to uid 65534, and a non-root test runner's own uid is exempt anyway")
+        // mkdtemp made the folder 0700: nobody could not even reach the socket inside it.
+        XCTAssertEqual(chmod(dir, 0o755), 0)
+        let daemon = try startDaemon(extra)
+        XCTAssertEqual(permissions(daemon.socketPath), 0o660, "the daemon creates its socket 0660")
+        XCTAssertEqual(chmod(daemon.socketPath, 0o666), 0)
+        return daemon
+    }
+
     /// A garage-pins that keeps running (status --follow, log --follow), its stdout in a file.
     func startFollower(_ daemon: GaragedDaemon, _ args: [String], name: String) throws -> ChildProcess {
         try spawn(try Binaries.path(of: "garage-pins"), args + ["--socket", daemon.socketPath],

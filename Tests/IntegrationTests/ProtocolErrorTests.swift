@@ -140,10 +140,12 @@ final class ProtocolErrorTests: GaragedTestCase {
         XCTAssertEqual(try client.readRecord(), "ERR FORMAT")
         XCTAssertEqual(try client.readRecord(), "S CLOSED")
 
-        // 10 000 bytes in one line: still one ERR FORMAT, then the next line.
-        try client.send([UInt8](repeating: UInt8(ascii: "7"), count: 10_000) + [0x0A] + bytes("12345S\n"))
+        // 10 000 bytes in one packet (more than a packet may hold): one ERR FORMAT for the whole
+        // packet, then the next packet is judged.
+        try client.send([UInt8](repeating: UInt8(ascii: "7"), count: 10_000) + [0x0A] + bytes("12345O=1\n"))
+        try client.send(bytes("12345S\n"))
         XCTAssertEqual(try client.readRecord(), "ERR FORMAT")
-        XCTAssertEqual(try client.readRecord(), "S CLOSED")
+        XCTAssertEqual(try client.readRecord(), "S CLOSED", "nothing of the oversized packet was judged, its open included")
 
         // Exactly 64 bytes is short enough for the framer, and refused by the codec: one record.
         try client.send([UInt8](repeating: UInt8(ascii: " "), count: 64) + bytes("\r\n12345S\r\n"))
@@ -162,9 +164,10 @@ final class ProtocolErrorTests: GaragedTestCase {
         XCTAssertEqual(after.map(\.level), [0, 1, 0])
     }
 
-    /// A few hundred KB of random bytes (seeded, so a failure reproduces) on one connection: one
-    /// error record per line the framer sees, no crash, no press, no table change, and a valid
-    /// request afterwards on the same and on a new connection is answered.
+    /// A few hundred KB of random bytes (seeded, so a failure reproduces) on one connection, in
+    /// packets of random sizes: one error record per line the framer sees, no crash, no press,
+    /// no table change, and a valid request afterwards on the same and on a new connection is
+    /// answered.
     func testGarbageFloodIsSurvived() throws {
         try initTable()
         let daemon = try startDaemon()
@@ -176,11 +179,17 @@ final class ProtocolErrorTests: GaragedTestCase {
         for i in garbage.indices { garbage[i] = UInt8(truncatingIfNeeded: rng.next()) }
         // Lines of every length, not only the ~256-byte ones uniform bytes give: sprinkle LFs.
         for _ in 0..<3000 { garbage[Int(rng.next() % UInt64(garbage.count))] = 0x0A }
-        let stream = garbage + [0x0A]  // end whatever line the garbage left open
-        let expected = expectedRecordCount(stream)
+        var packets: [[UInt8]] = []
+        var at = 0
+        while at < garbage.count {
+            let n = min(garbage.count - at, 1 + Int(rng.next() % 4096))
+            packets.append(Array(garbage[at..<(at + n)]))
+            at += n
+        }
+        let expected = packets.map(expectedRecordCount).reduce(0, +)
 
         let client = try daemon.connect()
-        try client.send(stream, timeout: .seconds(20))
+        for p in packets { try client.send(p, timeout: .seconds(20)) }
         try client.sendLine(bytes("12345S"))
         var records: [String] = []
         while records.last != "S CLOSED" {
@@ -191,7 +200,7 @@ final class ProtocolErrorTests: GaragedTestCase {
         let allowed: Set<String> = ["ERR FORMAT", "ERR CMD", "ERR PIN"]
         let unexpected = errors.filter { !allowed.contains($0) }
         XCTAssertEqual(unexpected, [], "garbage must only ever be refused")
-        print("garbage flood: \(stream.count) bytes, \(errors.count) error records")
+        print("garbage flood: \(garbage.count) bytes in \(packets.count) packets, \(errors.count) error records")
 
         XCTAssertNil(daemon.process.poll(), "the daemon died")
         XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED", "a new connection is answered")
@@ -199,30 +208,30 @@ final class ProtocolErrorTests: GaragedTestCase {
         XCTAssertEqual(readBytes(pinsPath), table, "garbage changed the table")
     }
 
-    /// Many connections at once, each flooding a little and then asking for status: every one
-    /// gets its answer (the daemon serves clients fairly and keeps per-connection framing apart).
+    /// Many connections at once, each sending a packet of garbage and then asking for status:
+    /// every one gets both answers (the daemon serves clients fairly and frames each apart).
     func testManyConcurrentConnectionsEachGetTheirAnswer() throws {
         try initTable()
         let daemon = try startDaemon()
         let clients = try (0..<32).map { _ in try daemon.connect() }
         for (i, c) in clients.enumerated() {
-            // Half a line of garbage on every connection first: framing must be per connection.
+            // A packet without LF is a line of its own: it never joins the next packet.
             try c.send([UInt8](repeating: UInt8(ascii: " "), count: 30 + i))
         }
-        for c in clients { try c.send(bytes("\n12345S\n")) }
+        for c in clients { try c.send(bytes("12345S")) }
         for c in clients {
             XCTAssertEqual(try c.readRecord(), "ERR FORMAT")
             XCTAssertEqual(try c.readRecord(), "S CLOSED")
         }
     }
 
-    /// How many records the framing rules in docs/protocol.md give for `stream`: one per LF-ended
-    /// line of at most 64 bytes (a CR before the LF not counted), and one per overlong line,
-    /// whose bytes are then skipped up to the next LF. Written here from the spec, not taken from
-    /// the daemon's code.
-    private func expectedRecordCount(_ stream: [UInt8]) -> Int {
+    /// How many records the framing rules in docs/protocol.md give for one packet: one per line
+    /// of at most 64 bytes (LF or the packet's end ends it; a CR before the end not counted),
+    /// and one per overlong line, whose bytes are then skipped up to the next LF or the end of
+    /// the packet. Written here from the spec, not taken from the daemon's code.
+    private func expectedRecordCount(_ packet: [UInt8]) -> Int {
         var count = 0, length = 0, skipping = false
-        for b in stream {
+        for b in packet {
             if b == 0x0A {
                 if !skipping { count += 1 }
                 skipping = false
@@ -235,6 +244,7 @@ final class ProtocolErrorTests: GaragedTestCase {
                 }
             }
         }
+        if !skipping && length > 0 { count += 1 }
         return count
     }
 }

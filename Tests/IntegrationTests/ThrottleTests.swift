@@ -8,16 +8,9 @@ import Glibc
 /// and its own uid, so the guesser here is a real unprivileged process: garage-pins run as uid
 /// 65534 through setpriv, on a socket opened up to it with chmod 0666.
 final class ThrottleLockoutTests: GaragedTestCase {
-    /// Starts the daemon where uid 65534 can reach its socket.
     private func startOpenToNobody(_ extra: [String]) throws -> GaragedDaemon {
-        try XCTSkipUnless(getuid() == 0, "needs root: setpriv must switch to uid 65534, and a non-root test runner's own uid is exempt anyway")
-        // mkdtemp made the folder 0700: nobody could not even reach the socket inside it.
-        XCTAssertEqual(chmod(dir, 0o755), 0)
         try initTable()
-        let daemon = try startDaemon(extra)
-        XCTAssertEqual(permissions(daemon.socketPath), 0o660, "the daemon creates its socket 0660")
-        XCTAssertEqual(chmod(daemon.socketPath, 0o666), 0)
-        return daemon
+        return try startDaemonOpenToNobody(extra)
     }
 
     /// garage-pins as uid 65534.
@@ -98,5 +91,42 @@ final class ThrottleLockoutTests: GaragedTestCase {
             return record == "ERR PIN"
         }
         XCTAssertEqual(lockSeconds(quotedRecord(try nobody("status", pin: "12345", daemon))), 2)
+    }
+
+    /// A stranger keeping a channel locked used to hold every phone out until a restart. Now
+    /// each channel has its own budget, the owner sees the lockout in `status` and `log`, and
+    /// `garage-pins unlock` ends it.
+    func testTheOwnerSeesTheLockoutAndEndsItAndOtherChannelsAreUntouched() throws {
+        let daemon = try startOpenToNobody(["--att-socket", attSocketPath, "--travel-s", "0", "--auto-close-s", "0"])
+        for _ in 1...5 { _ = try nobody("status", pin: "99999", daemon) }
+        XCTAssertEqual(lockSeconds(quotedRecord(try nobody("status", pin: "12345", daemon))), 1)
+
+        // Bluetooth is another channel: its phones are not locked out by a local guesser.
+        let phone = try connectBearer(daemon)
+        XCTAssertEqual(try phone.enableNotifications(), "13")
+        try phone.writeCommand("12345S")
+        XCTAssertEqual(try phone.notification(), "S CLOSED")
+
+        // The owner sees it, and which channel it is on.
+        let status = try garagePins(["status", "--socket", daemon.socketPath, "--pin", "12345"])
+        XCTAssertEqual(status.termination, .exited(0), status.stderr)
+        XCTAssertTrue(status.stdout.contains("local locked for"), status.stdout)
+        XCTAssertFalse(status.stdout.contains("remote"), status.stdout)
+        let log = try garagePins(["log", "--json", "--socket", daemon.socketPath, "--pin", "12345"])
+        XCTAssertTrue(log.stdout.contains("\"kind\":\"lockout\""), log.stdout)
+
+        // And ends it: the right PIN works at once, and the unlock is in the history.
+        let unlock = try garagePins(["unlock", "local", "--socket", daemon.socketPath, "--pin", "12345"])
+        XCTAssertEqual(unlock.termination, .exited(0), unlock.stderr)
+        XCTAssertEqual(unlock.stdout, "unlocked the local channel\n")
+        let after = try nobody("status", pin: "12345", daemon)
+        XCTAssertEqual(after.termination, .exited(0), after.stderr)
+        let log2 = try garagePins(["log", "--json", "--socket", daemon.socketPath, "--pin", "12345"])
+        XCTAssertTrue(log2.stdout.contains("\"kind\":\"unlock\""), log2.stdout)
+        // A guest PIN cannot unlock.
+        _ = try daemon.ask("12345A24680")
+        let refused = try nobody("unlock", pin: "24680", daemon)
+        XCTAssertEqual(refused.termination, .exited(1))
+        XCTAssertEqual(quotedRecord(refused), "ERR PIN")
     }
 }

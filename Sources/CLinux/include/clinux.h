@@ -2,6 +2,7 @@
 #define CLINUX_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,5 +27,30 @@ void clinux_set_thread_name(const char *name);
 /// timed wake-up is not delayed by ordinary work on a busy CPU. Returns 0 or an errno value
 /// (EPERM without root or CAP_SYS_NICE); timer slack is set either way.
 int clinux_make_thread_realtime(int priority);
+
+/// Asks the kernel to stamp every packet this socket receives (SO_TIMESTAMPNS, CLOCK_REALTIME).
+/// Returns 0 or an errno value.
+int clinux_enable_rx_timestamps(int fd);
+
+/// recv(MSG_DONTWAIT) of one packet that also returns the kernel's receive stamp in ns since
+/// the epoch (CLOCK_REALTIME) in *stamp_ns, or -1 there when the packet carries none, and sets
+/// *truncated when the packet was longer than `length`. Returns what recv returns (errno set
+/// on -1).
+ssize_t clinux_recv_stamped(int fd, void *buffer, size_t length, int64_t *stamp_ns, int *truncated);
+
+/// How many file descriptors this process has open (from /proc/self/fd), or -1.
+int clinux_open_fd_count(void);
+
+/// The soft RLIMIT_NOFILE, or -1 when unlimited or unknown.
+int64_t clinux_fd_limit(void);
+
+/// Fills `set` with every signal another process can send whose default action would end the
+/// process at once (HUP, INT, QUIT, TERM, USR1, USR2, ALRM, VTALRM, PROF, IO, PWR, STKFLT,
+/// XCPU and the real-time ones). The daemon blocks them all and takes them with sigwait, so
+/// none can end it mid-press with the relay energised.
+void clinux_daemon_signals(sigset_t *set);
+
+/// The signal's abbreviation without "SIG" ("HUP", "RTMIN+3"), written into `out`.
+void clinux_signal_name(int sig, char *out, size_t length);
 
 #endif

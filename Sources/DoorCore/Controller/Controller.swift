@@ -11,8 +11,9 @@ public struct Controller: Sendable {
         public var command: String?
         /// The slot whose PIN matched, when one did; logged instead of the PIN.
         public var slot: Int?
-        /// Set when this wrong PIN started or extended a lockout.
-        public var lockout: Duration?
+        /// Set when this wrong PIN started or extended a lockout: how long, and after how many
+        /// wrong PINs on the request's channel.
+        public var lockout: (duration: Duration, failures: Int)?
         /// Door events that fell due before the request was judged (the caller performs any
         /// auto-close press among them, as for `tick`).
         public var doorEvents: [Door.Event]
@@ -20,9 +21,23 @@ public struct Controller: Sendable {
         public var query: LocalQuery?
         /// The decoded command, when the request could be decoded (for the event history).
         public var decoded: Command?
+        /// Why a save failed (`ERR STORE`), for the log: the file and the system's reason.
+        public var storeError: String?
+        /// Why the request was refused before it was judged, for the log (`ERR STALE`).
+        public var refusal: String?
 
         /// The last reply, which is what the log records as the result.
         public var result: Reply { replies.last ?? .ok }
+
+        /// True when the request changed the door or the table: the log and the history
+        /// always keep these; everything else may be summarised.
+        public var changedSomething: Bool {
+            if press != nil { return true }
+            switch decoded {
+            case .add, .edit, .delete, .local(.add), .local(.label), .local(.unlock): return !result.isError
+            default: return false
+            }
+        }
     }
 
     /// Local requests the controller authorises but cannot answer: the caller serves them.
@@ -30,6 +45,12 @@ public struct Controller: Sendable {
         case log(since: Int64?)
         case follow(LocalCommand.FollowTopic, since: Int64?)
     }
+
+    /// A request that waited longer than this between arriving in the kernel and being
+    /// judged (a stalled loop, a slow SD card, a stopped process) is refused, never performed:
+    /// whoever sent it has given up (`garage-pins` waits 5 s) and would not expect the door to
+    /// move now.
+    public static let maxRequestAge: Duration = .seconds(2)
 
     public private(set) var table: PinTable
     public private(set) var door: Door
@@ -54,19 +75,31 @@ public struct Controller: Sendable {
     public func label(of slot: Int?) -> String? { slot.flatMap { labels[$0] } }
 
     /// The status record the local socket sends for `Lstatus` and to status followers.
+    /// `locked_s` and `failures` are the worst channel's; `lockout` has each channel's.
     public func statusRecord(at now: Instant) -> JSONValue {
-        let locked = throttle.remainingLock(at: now)?.secondsRoundedUp ?? 0
+        var worstLock = 0, worstFailures = 0
+        var channels: [(String, JSONValue)] = []
+        for channel in Throttle.Channel.allCases {
+            let locked = throttle.remainingLock(channel, at: now)?.secondsRoundedUp ?? 0
+            let failures = throttle.budget(channel, at: now).failures
+            worstLock = max(worstLock, locked)
+            worstFailures = max(worstFailures, failures)
+            channels.append((channel.rawValue, .object([("locked_s", .number(Int64(locked))),
+                                                        ("failures", .number(Int64(failures)))])))
+        }
         return .object([
             ("door", .string(door.position.rawValue)),
             ("auto_close_s", door.autoCloseIn(at: now).map { .number(Int64($0)) } ?? .null),
-            ("locked_s", .number(Int64(locked))),
-            ("failures", .number(Int64(throttle.failures))),
+            ("locked_s", .number(Int64(worstLock))),
+            ("failures", .number(Int64(worstFailures))),
+            ("lockout", .object(channels)),
         ])
     }
 
-    /// Judges one request (one BLE write or one socket line).
+    /// Judges one request (one BLE write or one socket line). `age` is how long it waited
+    /// since the kernel received it, when the transport knows.
     public mutating func handle<C: Collection>(_ bytes: C, from source: RequestSource,
-                                               at now: Instant) -> Outcome where C.Element == UInt8 {
+                                               at now: Instant, age: Duration? = nil) -> Outcome where C.Element == UInt8 {
         let events = door.advance(to: now)
         var outcome = Outcome(replies: [], press: nil, command: nil, slot: nil, lockout: nil,
                               doorEvents: events)
@@ -87,21 +120,35 @@ public struct Controller: Sendable {
             return outcome
         }
 
-        if source.throttled, let left = throttle.remainingLock(at: now) {
+        if let age, age > Controller.maxRequestAge {
+            outcome.replies = [.error(.stale)]
+            outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Controller.maxRequestAge.nanoseconds / 1_000_000) ms)"
+            return outcome
+        }
+        if let channel = source.channel, let left = throttle.remainingLock(channel, at: now) {
             outcome.replies = [.locked(seconds: left.secondsRoundedUp)]
             return outcome
         }
-        guard let slot = table.slot(of: request.pin), slot == 0 || !request.command.needsMaster else {
-            if source.throttled {
-                outcome.lockout = throttle.recordFailure(at: now, master: request.command.needsMaster)
+        guard let slot = table.slot(of: request.pin), Controller.may(slot, request.command, source) else {
+            // A correct PIN never resets the count (only time and the owner's unlock do), so
+            // knowing one PIN gives no speed-up in guessing another.
+            if let channel = source.channel, let delay = throttle.recordFailure(channel, at: now) {
+                outcome.lockout = (delay, throttle.budget(channel, at: now).failures)
             }
             outcome.replies = [.error(.pin)]
             return outcome
         }
-        if source.throttled { throttle.recordSuccess(master: slot == 0) }
         outcome.slot = slot
-        outcome.replies = execute(request.command, at: now, press: &outcome.press, query: &outcome.query)
+        outcome.replies = execute(request.command, at: now, outcome: &outcome)
         return outcome
+    }
+
+    /// Whether the PIN in `slot` may ask for `command`: the master for management, any stored
+    /// PIN for the door; the owner at the shell may also unlock with any stored PIN.
+    static func may(_ slot: Int, _ command: Command, _ source: RequestSource) -> Bool {
+        if slot == 0 || !command.needsMaster { return true }
+        if source.isOwner, case .local(.unlock) = command { return true }
+        return false
     }
 
     /// Moves the door's time forward (travel ends, auto-close fires); the caller performs any
@@ -110,12 +157,17 @@ public struct Controller: Sendable {
         door.advance(to: now)
     }
 
-    private mutating func execute(_ command: Command, at now: Instant, press: inout Door.Press?,
-                                  query: inout LocalQuery?) -> [Reply] {
+    /// The relay released the last press; returns any auto-close that waited for it.
+    public mutating func relayReleased(at now: Instant) -> [Door.Event] {
+        door.relayReleased()
+        return door.advance(to: now)
+    }
+
+    private mutating func execute(_ command: Command, at now: Instant, outcome: inout Outcome) -> [Reply] {
         switch command {
         case .open, .close:
             let decision = door.request(open: command == .open, at: now)
-            if let p = decision.press { press = p }
+            if let p = decision.press { outcome.press = p }
             return [decision.reply]
         case .status:
             return [.status(door.position, autoCloseIn: door.autoCloseIn(at: now))]
@@ -123,11 +175,11 @@ public struct Controller: Sendable {
             let entries = table.entries
             return entries.map { Reply.entry(slot: $0.slot, pin: $0.pin) } + [.listed(count: entries.count)]
         case .add(let pin):
-            return add(pin, label: nil)
+            return add(pin, label: nil, storeError: &outcome.storeError)
         case .edit(let slot, let pin):
-            return change { table throws(ErrorCode) in try table.edit(slot: slot, to: pin); return .ok }
+            return change(storeError: &outcome.storeError) { table throws(ErrorCode) in try table.edit(slot: slot, to: pin); return .ok }
         case .delete(let slot):
-            let replies = change { table throws(ErrorCode) in try table.delete(slot: slot); return .ok }
+            let replies = change(storeError: &outcome.storeError) { table throws(ErrorCode) in try table.delete(slot: slot); return .ok }
             if replies == [.ok], labels[slot] != nil {
                 // Best effort: a label left on a free slot is never shown, and the next add
                 // into that slot rewrites the labels first.
@@ -138,11 +190,11 @@ public struct Controller: Sendable {
             }
             return replies
         case .local(let local):
-            return execute(local, at: now, query: &query)
+            return execute(local, at: now, outcome: &outcome)
         }
     }
 
-    private mutating func execute(_ command: LocalCommand, at now: Instant, query: inout LocalQuery?) -> [Reply] {
+    private mutating func execute(_ command: LocalCommand, at now: Instant, outcome: inout Outcome) -> [Reply] {
         switch command {
         case .list:
             let records = table.entries.map { e -> Reply in
@@ -152,29 +204,35 @@ public struct Controller: Sendable {
             }
             return records + [.listed(count: records.count)]
         case .add(let pin, let label):
-            return add(pin, label: label)
+            return add(pin, label: label, storeError: &outcome.storeError)
         case .label(let slot, let name):
             guard slot >= 1, slot < table.capacity, table.slots[slot] != nil else { return [.error(.slot)] }
             var copy = labels
             copy.set(name, for: slot)
-            do { try labelStore?.save(copy) } catch { return [.error(.store)] }
+            do { try labelStore?.save(copy) } catch {
+                outcome.storeError = error.description
+                return [.error(.store)]
+            }
             labels = copy
             return [.ok]
         case .status:
             return [.record(statusRecord(at: now)), .ok]
         case .log(let since):
-            query = .log(since: since)
+            outcome.query = .log(since: since)
             return []
         case .follow(let topic, let since):
-            query = .follow(topic, since: since)
+            outcome.query = .follow(topic, since: since)
             return []
+        case .unlock(let channel):
+            throttle.clear(channel)
+            return [.ok]
         }
     }
 
     /// `A` and `Ladd`: the labels are saved first (the new slot's label, or none, so a stale
     /// name of an earlier holder can never reappear), then the table; either failing changes
     /// nothing that is shown.
-    private mutating func add(_ pin: PIN, label: String?) -> [Reply] {
+    private mutating func add(_ pin: PIN, label: String?, storeError: inout String?) -> [Reply] {
         var copy = table
         let slot: Int
         do { slot = try copy.add(pin) } catch { return [.error(error)] }
@@ -184,6 +242,7 @@ public struct Controller: Sendable {
             try labelStore?.save(newLabels)
             try store.save(copy)
         } catch {
+            storeError = error.description
             return [.error(.store)]
         }
         table = copy
@@ -192,17 +251,18 @@ public struct Controller: Sendable {
     }
 
     /// Applies a table change to a copy, saves it, and only then makes it current.
-    private mutating func change(_ body: (inout PinTable) throws(ErrorCode) -> Reply) -> [Reply] {
+    private mutating func change(storeError: inout String?,
+                                 _ body: (inout PinTable) throws(ErrorCode) -> Reply) -> [Reply] {
         var copy = table
+        let reply: Reply
+        do { reply = try body(&copy) } catch { return [.error(error)] }
         do {
-            let reply = try body(&copy)
             try store.save(copy)
-            table = copy
-            return [reply]
-        } catch let code as ErrorCode {
-            return [.error(code)]
         } catch {
+            storeError = error.description
             return [.error(.store)]
         }
+        table = copy
+        return [reply]
     }
 }

@@ -25,20 +25,24 @@ public struct Door: Sendable {
     public private(set) var movingUntil: Instant?
     /// When auto-close fires (OPEN only, with auto-close on).
     public private(set) var autoCloseAt: Instant?
+    /// True from the moment a press is decided until the relay reports it released. The model
+    /// never counts on the press having ended on time: while this is set no other press is
+    /// decided (a request that needs one is BUSY, auto-close waits), so the door model and the
+    /// relay can never disagree about what was pressed.
+    public private(set) var pressing = false
 
     public init(timing: DoorTiming) { self.timing = timing }
 
     /// `O=1` presses only from CLOSED and `O=0` only from OPEN; a request for the direction
-    /// the door already has is a harmless OK, and one against a moving door is BUSY.
+    /// the door already has is a harmless OK, and one against a moving door, or while the
+    /// relay is still pressing, is BUSY.
     public mutating func request(open: Bool, at now: Instant) -> Decision {
         _ = advance(to: now)
         switch (open, position) {
-        case (true, .closed):
-            startMoving(.opening, at: now)
-            return Decision(reply: .ok, press: .open)
-        case (false, .open):
-            startMoving(.closing, at: now)
-            return Decision(reply: .ok, press: .close)
+        case (true, .closed), (false, .open):
+            guard !pressing else { return Decision(reply: .error(.busy), press: nil) }
+            startMoving(open ? .opening : .closing, at: now)
+            return Decision(reply: .ok, press: open ? .open : .close)
         case (true, .open):
             if let interval = timing.autoClose { autoCloseAt = now + interval }
             return Decision(reply: .ok, press: nil)
@@ -61,15 +65,22 @@ public struct Door: Sendable {
                 autoCloseAt = arrivedAt + interval
             }
         }
-        if position == .open, let due = autoCloseAt, now >= due {
+        if position == .open, !pressing, let due = autoCloseAt, now >= due {
             startMoving(.closing, at: now)
             events.append(.pressed(.autoClose))
         }
         return events
     }
 
-    /// The next instant at which `advance` has something to do, for the caller's timer.
-    public var nextDeadline: Instant? { movingUntil ?? autoCloseAt }
+    /// The relay finished the press this door decided; the next press may be decided now.
+    public mutating func relayReleased() { pressing = false }
+
+    /// The next instant at which `advance` has something to do, for the caller's timer (a
+    /// due auto-close waiting for the relay is woken by `relayReleased`, not by the timer).
+    public var nextDeadline: Instant? {
+        if let end = movingUntil { return end }
+        return pressing ? nil : autoCloseAt
+    }
 
     /// Whole seconds until auto-close, for the status reply (nil when none is pending).
     public func autoCloseIn(at now: Instant) -> Int? {
@@ -82,6 +93,7 @@ public struct Door: Sendable {
     }
 
     private mutating func startMoving(_ to: DoorPosition, at now: Instant) {
+        pressing = true
         position = to
         movingUntil = now + timing.moving
         autoCloseAt = nil

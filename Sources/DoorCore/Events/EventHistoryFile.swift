@@ -27,6 +27,10 @@ public final class EventHistoryFile: @unchecked Sendable {
     /// The history file that belongs to a table file.
     public static func path(forTable table: String) -> String { table + ".events" }
 
+    /// The file of attempts (wrong PINs, lockouts, refusals) beside a history file: a part of
+    /// its own, so they never push what matters out of the history.
+    public static func attemptsPath(forEvents events: String) -> String { events + ".attempts" }
+
     /// Appends records and waits until they are on disk (fdatasync, once for the batch). The
     /// rotation is decided record by record, as EventHistory mirrors it.
     public func append(_ records: [EventRecord]) throws(TableFileError) {
@@ -103,13 +107,12 @@ public final class EventHistoryFile: @unchecked Sendable {
     /// next record starts on a line of its own (the torn one stays, and is skipped on reading).
     private func openIfNeeded() throws(TableFileError) {
         guard fd < 0 else { return }
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io(path: path, action: "open the event history", errno: errno) }
+        fd = try AtomicFile.openRegular(path, flags: O_WRONLY | O_APPEND)
         var st = stat()
         fstat(fd, &st)
         size = Int(st.st_size)
         if size > 0 {
-            let rfd = open(path, O_RDONLY | O_CLOEXEC)
+            let rfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             var last: UInt8 = 0x0A
             if rfd >= 0 {
                 _ = pread(rfd, &last, 1, off_t(size - 1))

@@ -13,6 +13,19 @@ public struct EventRecord: Equatable, Sendable {
         case add, edit, delete, label
         case wrongPIN = "wrong-pin"
         case lockout
+        /// The owner cleared a lockout.
+        case unlock
+        /// A request that waited too long to be judged, refused (`ERR STALE`).
+        case stale
+    }
+
+    /// Which part of the history a record belongs to. What changed the door or the table
+    /// (presses, PIN changes, starts and stops, unlocks) is `kept`: it has a part of the
+    /// history of its own that nothing else can push out. Everything a stranger or a guest can
+    /// repeat at will (wrong PINs, lockouts, stale or refused requests, opens that pressed
+    /// nothing) is an `attempt`, summarised per burst and kept in a part of its own.
+    public enum Importance: String, Sendable {
+        case kept, attempt
     }
 
     /// Milliseconds since the Unix epoch (CLOCK_REALTIME): shown in local time.
@@ -24,15 +37,29 @@ public struct EventRecord: Equatable, Sendable {
     public var label: String?
     /// The result or the particulars: "OK", "ERR BUSY", "pressed", "30 s", "pid 1234".
     public var detail: String?
+    /// For a burst's summary: how many more such events there were, and over how many seconds.
+    public var count: Int?
+    public var spanSeconds: Int?
 
     public init(time: Int64, kind: Kind, source: String, slot: Int? = nil, label: String? = nil,
-                detail: String? = nil) {
+                detail: String? = nil, count: Int? = nil, spanSeconds: Int? = nil) {
         self.time = time
         self.kind = kind
         self.source = source
         self.slot = slot
         self.label = label
         self.detail = detail
+        self.count = count
+        self.spanSeconds = spanSeconds
+    }
+
+    public var importance: Importance {
+        switch kind {
+        case .start, .stop, .autoClose, .unlock: return .kept
+        case .open, .close: return detail == "pressed" ? .kept : .attempt
+        case .add, .edit, .delete, .label: return detail?.hasPrefix("OK") == true ? .kept : .attempt
+        case .wrongPIN, .lockout, .stale: return .attempt
+        }
     }
 
     /// The record as the socket and `--json` carry it.
@@ -42,6 +69,8 @@ public struct EventRecord: Equatable, Sendable {
         if let slot { members.append(("slot", .number(Int64(slot)))) }
         if let label { members.append(("label", .string(label))) }
         if let detail { members.append(("detail", .string(detail))) }
+        if let count { members.append(("count", .number(Int64(count)))) }
+        if let spanSeconds { members.append(("span_s", .number(Int64(spanSeconds)))) }
         return .object(members)
     }
 
@@ -50,7 +79,8 @@ public struct EventRecord: Equatable, Sendable {
         guard let time = json["time"]?.intValue, let kind = json["kind"]?.stringValue.flatMap(Kind.init),
               let source = json["source"]?.stringValue else { return nil }
         self.init(time: time, kind: kind, source: source, slot: json["slot"]?.intValue.map { Int($0) },
-                  label: json["label"]?.stringValue, detail: json["detail"]?.stringValue)
+                  label: json["label"]?.stringValue, detail: json["detail"]?.stringValue,
+                  count: json["count"]?.intValue.map { Int($0) }, spanSeconds: json["span_s"]?.intValue.map { Int($0) })
     }
 
     /// Wall-clock now, in milliseconds since the epoch.

@@ -1,16 +1,18 @@
 extension Controller.Outcome {
     /// What the owner's history keeps of one judged request: what changed the door or the
-    /// table, wrong PINs and the lockouts they start. Reads (status, list, log) and malformed
-    /// requests are not events. `labelsBefore` names the slot an edit or delete changed;
-    /// `labelsAfter` the slot an open or add used; `failures` is the throttle's count after it.
-    public func events(source: String, at time: Int64, labelsBefore: Labels, labelsAfter: Labels,
-                       failures: Int) -> [EventRecord] {
+    /// table, what a PIN holder asked for, wrong PINs and the lockouts they start, stale
+    /// requests. Reads (status, list, log) and malformed requests are not events.
+    /// `labelsBefore` names the slot an edit or delete changed; `labelsAfter` the slot an open
+    /// or add used.
+    public func events(source: String, at time: Int64, labelsBefore: Labels, labelsAfter: Labels) -> [EventRecord] {
         func event(_ kind: EventRecord.Kind, slot: Int? = nil, label: String? = nil, detail: String?) -> EventRecord {
             EventRecord(time: time, kind: kind, source: source, slot: slot, label: label, detail: detail)
         }
         var events: [EventRecord] = []
         if result == .error(.pin) {
             events.append(event(.wrongPIN, detail: command))
+        } else if result == .error(.stale) {
+            events.append(event(.stale, detail: command))
         } else if let decoded, slot != nil {
             let resultText = press != nil ? "pressed" : result.text
             switch decoded {
@@ -28,12 +30,15 @@ extension Controller.Outcome {
                 events.append(event(.delete, slot: slot, label: labelsBefore[slot], detail: result.text))
             case .local(.label(let slot, let name)):
                 events.append(event(.label, slot: slot, label: name, detail: result.text))
+            case .local(.unlock(let channel)):
+                events.append(event(.unlock, slot: slot, label: slot.flatMap { labelsAfter[$0] },
+                                    detail: channel.map { "\($0.rawValue) channel" } ?? "every channel"))
             default:
                 break
             }
         }
         if let lockout {
-            events.append(event(.lockout, detail: "\(lockout.secondsRoundedUp) s after \(failures) wrong PINs"))
+            events.append(event(.lockout, detail: "\(lockout.duration.secondsRoundedUp) s after \(lockout.failures) wrong PINs"))
         }
         return events
     }

@@ -6,6 +6,9 @@
 public enum TableBackup {
     public static let format = "garaged-pins"
     public static let version: Int64 = 1
+    /// Larger than any backup can be: 170 slots, each a PIN and a 32-byte label escaped at
+    /// worst (6 bytes a byte), come to about 40 KiB.
+    public static let maxBytes = 64 * 1024
 
     public static func encode(_ table: PinTable, labels: Labels) -> JSONValue {
         let pins: [JSONValue] = table.entries.map { e in

@@ -1,6 +1,8 @@
 /// Names for PIN slots ("Alice", "cleaner"): the EEPROM layout has no room for them, so they
-/// live beside the table. A label is at most 32 UTF-8 bytes of printable text (no tabs, no
-/// newlines) so it fits a socket line and a table column.
+/// live beside the table. A label is at most 32 UTF-8 bytes of printable text so it fits a
+/// socket line and a table column: no control characters (C0, DEL, C1), and none of the
+/// invisible characters that reorder or hide text (bidi overrides and isolates, line and
+/// paragraph separators), which would let a label make the history read as something else.
 public struct Labels: Equatable, Sendable {
     public static let maxLength = 32
 
@@ -20,11 +22,19 @@ public struct Labels: Equatable, Sendable {
         Labels(names.filter { $0.key < table.capacity && table.slots[$0.key] != nil })
     }
 
+    /// Bidi embeddings, overrides, isolates and marks, the line and paragraph separators, and the
+    /// byte-order mark: text that changes how the rest of a line is shown.
+    static let invisible: Set<UInt32> = Set([0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF]
+                                            + Array(0x202A...0x202E) + Array(0x2066...0x2069))
+
     /// Why `name` cannot be a label, or nil when it can.
     public static func problem(with name: String) -> String? {
         if name.utf8.count > maxLength { return "a label is at most \(maxLength) bytes, and \"\(name)\" is \(name.utf8.count)" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             return "a label cannot contain tabs, newlines or other control characters"
+        }
+        if name.unicodeScalars.contains(where: { Labels.invisible.contains($0.value) }) {
+            return "a label cannot contain invisible characters that reorder or hide text (bidi controls, line separators)"
         }
         if name.hasPrefix(" ") || name.hasSuffix(" ") { return "a label cannot start or end with a space" }
         return nil

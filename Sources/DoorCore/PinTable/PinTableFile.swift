@@ -16,8 +16,8 @@ public struct PinTableFile: Sendable {
     }
 
     public func load() throws(TableFileError) -> PinTable {
-        // One byte past an EEPROM image is enough to tell a too-long file from a good one.
-        guard let bytes = try AtomicFile.read(path, limit: EEPROMLayout.size) else {
+        // Wrong sizes up to 64 KiB are reported by the layout, with the size it expects.
+        guard let bytes = try AtomicFile.read(path, limit: 64 * 1024) else {
             throw .missing(path: path, hint: "create one with `garage-pins init --pins \(path) --master PIN`")
         }
         do {
@@ -34,6 +34,7 @@ public struct PinTableFile: Sendable {
 
     /// Creates a new table; an existing file is kept unless `force`.
     public func create(_ table: PinTable, force: Bool) throws(TableFileError) {
+        try AtomicFile.requireRegularOrMissing(path)
         if !force, access(path, F_OK) == 0 {
             throw .exists(path: path)
         }
@@ -55,6 +56,9 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
     case io(path: String, action: String, errno: Int32)
     case locked(path: String, holder: Int32?)
     case labels(path: String, reason: String)
+    case symlink(path: String, target: String, resolved: String?)
+    case notRegular(path: String, kind: String)
+    case tooLarge(path: String, size: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -71,6 +75,13 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
             return "PIN table \(path) is in use by \(who) (a running garaged?); stop it first, or talk to it through its socket"
         case .labels(let path, let reason):
             return "labels file \(path) is not valid: \(reason); fix that line, or delete the file to forget every label"
+        case .symlink(let path, let target, let resolved):
+            let instead = resolved.map { "name the file itself (\($0))" } ?? "name a regular file instead"
+            return "\(path) is a symbolic link to \(target); garaged does not follow links for the files it keeps (a save replaces the file, so the link would be replaced and its target never updated): \(instead)"
+        case .notRegular(let path, let kind):
+            return "\(path) is \(kind), not a regular file; name a regular file (or a path that does not exist yet)"
+        case .tooLarge(let path, let size, let limit):
+            return "\(path) is \(size) bytes, more than the \(limit) such a file can be; is it the right file?"
         }
     }
 }

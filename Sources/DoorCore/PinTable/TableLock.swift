@@ -19,8 +19,8 @@ public final class TableLock: @unchecked Sendable {
     /// Takes the lock or throws `.locked` naming the holder.
     public static func acquire(tablePath: String) throws(TableFileError) -> TableLock {
         let path = lockPath(for: tablePath)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io(path: path, action: "open the lock file", errno: errno) }
+        try AtomicFile.requireRegularOrMissing(tablePath)
+        let fd = try AtomicFile.openRegular(path, flags: O_RDWR)
         var fl = flock()
         fl.l_type = Int16(F_WRLCK)
         fl.l_whence = Int16(SEEK_SET)
@@ -40,7 +40,7 @@ public final class TableLock: @unchecked Sendable {
 
     /// The pid holding the table's lock, if any (for tools that only want to ask).
     public static func holder(tablePath: String) -> Int32? {
-        let fd = open(lockPath(for: tablePath), O_RDONLY | O_CLOEXEC)
+        let fd = open(lockPath(for: tablePath), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var probe = flock()

@@ -5,8 +5,11 @@
 /// 0x30-0x39. Range checks against the table are the controller's job: the codec only knows
 /// the shape.
 public enum CommandCodec {
-    /// The longest request of any shape (`E` + 3-digit index + PIN); used by transports to cap lines.
+    /// The longest request of the book's protocol (`E` + 3-digit index + PIN).
     public static let maxRequestLength = PIN.length + 1 + 3 + PIN.length
+    /// The longest line the local socket takes: room for the owner's extensions, whose
+    /// longest is `Ladd <pin> <label>` with a label of `Labels.maxLength` bytes.
+    public static let maxLocalLineLength = 64
 
     public static func decode<C: Collection>(_ input: C) -> Result<Request, ErrorCode>
     where C.Element == UInt8 {

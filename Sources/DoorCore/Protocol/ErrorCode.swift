@@ -18,4 +18,27 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     case busy = "BUSY"
     /// The table could not be saved to disk; the change was not made (our extension).
     case store = "STORE"
+    /// The request waited too long between arriving and being judged (a stalled daemon), so
+    /// it was not performed: send it again (our extension).
+    case stale = "STALE"
+    /// Too many clients already follow the daemon; the owner at the shell is never refused
+    /// (our extension).
+    case limit = "LIMIT"
+
+    /// What the error means to a person, and what to do about it.
+    public var meaning: String {
+        switch self {
+        case .pin: return "wrong PIN (or not the master PIN for managing PINs)"
+        case .locked: return "too many wrong PINs on this channel"
+        case .format: return "the daemon could not parse the request"
+        case .command: return "the daemon does not know that command"
+        case .slot: return "no such slot, or the slot is free"
+        case .full: return "the PIN table is full; delete a PIN first"
+        case .duplicate: return "that PIN is already stored"
+        case .busy: return "the door is moving the other way, or the relay is still pressing; wait a moment"
+        case .store: return "the daemon could not save the PIN table; nothing was changed (see its log for why)"
+        case .stale: return "the request waited too long inside the daemon (was it stalled?) and was not performed; send it again"
+        case .limit: return "too many clients already follow the daemon; close one (the owner at the shell is never refused)"
+        }
+    }
 }

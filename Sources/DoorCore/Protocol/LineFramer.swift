@@ -1,6 +1,7 @@
-/// Splits a byte stream into request lines for the local socket: LF ends a line, a CR before
-/// it is dropped, and a line longer than `maxLength` becomes one `.tooLong` item (its bytes are
-/// discarded up to the next LF), so one bad line never takes the next ones with it.
+/// Splits what a local-socket client sends into request lines: LF ends a line, and so does the
+/// end of a packet (`endOfPacket`); a CR before the end is dropped, and a line longer than
+/// `maxLength` becomes one `.tooLong` item (its bytes are discarded up to the next end), so one
+/// bad line never takes the next ones with it.
 public struct LineFramer: Sendable {
     public enum Item: Equatable, Sendable {
         case line([UInt8])
@@ -36,5 +37,13 @@ public struct LineFramer: Sendable {
             }
         }
         return items
+    }
+
+    /// The end of a packet ends the line in progress, if any (a request need not end in LF).
+    public mutating func endOfPacket() -> [Item] {
+        defer { buffer.removeAll(keepingCapacity: true); discarding = false }
+        guard !discarding, !buffer.isEmpty else { return [] }
+        if buffer.last == 0x0D { buffer.removeLast() }
+        return [.line(buffer)]
     }
 }

@@ -18,6 +18,9 @@ public enum LocalCommand: Equatable, Sendable {
     /// `Lfollow status|log[ <ms>]`: keep the connection and push each change as it happens;
     /// for the log, first the records since `<ms>`, in the same step so none is lost between.
     case follow(FollowTopic, since: Int64? = nil)
+    /// `Lunlock[ remote|local]`: ends a lockout and forgets the wrong PINs of one channel, or
+    /// of every channel (master PIN, or the owner at the shell).
+    case unlock(Throttle.Channel?)
 
     /// What a follower is pushed.
     public enum FollowTopic: String, Equatable, Sendable {
@@ -40,6 +43,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .status: return "x-status"
         case .log: return "log"
         case .follow(let topic, _): return "follow \(topic.rawValue)"
+        case .unlock(let channel): return "unlock" + (channel.map { " \($0.rawValue)" } ?? "")
         }
     }
 
@@ -52,6 +56,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .status: return "status"
         case .log(let since): return "log" + (since.map { " \($0)" } ?? "")
         case .follow(let topic, let since): return "follow " + topic.rawValue + (since.map { " \($0)" } ?? "")
+        case .unlock(let channel): return "unlock" + (channel.map { " " + $0.rawValue } ?? "")
         }
     }
 
@@ -66,6 +71,9 @@ public enum LocalCommand: Equatable, Sendable {
         }
         switch verb {
         case "list": return rest == nil ? .list : nil
+        case "unlock":
+            guard let rest else { return .unlock(nil) }
+            return Throttle.Channel(rawValue: rest).map { .unlock($0) }
         case "status": return rest == nil ? .status : nil
         case "log":
             guard let rest else { return .log(since: nil) }

@@ -44,4 +44,21 @@ public enum Reply: Equatable, Sendable {
         default: return false
         }
     }
+
+    /// For a client reading records as text: true when `record` is not the end of an answer
+    /// (a `<slot>=<pin>` list entry, or a JSON record of a local extension).
+    public static func continues(_ record: String) -> Bool {
+        if record.hasPrefix("{") { return true }
+        guard let eq = record.firstIndex(of: "=") else { return false }
+        let slot = record[..<eq]
+        return !slot.isEmpty && slot.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// For a client reading records as text: the error an `ERR X [seconds]` record carries,
+    /// with its seconds for `ERR LOCKED`; nil for anything else.
+    public static func error(in record: String) -> (code: ErrorCode, seconds: Int?)? {
+        let parts = record.split(separator: " ")
+        guard parts.count >= 2, parts[0] == "ERR", let code = ErrorCode(rawValue: String(parts[1])) else { return nil }
+        return (code, parts.count > 2 ? Int(parts[2]) : nil)
+    }
 }

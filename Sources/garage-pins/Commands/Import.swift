@@ -15,9 +15,14 @@ extension GaragePins {
             try runReportingErrors { () throws(CLIError) in
                 var text = ""
                 if json == "-" {
-                    while let line = readLine(strippingNewline: false) { text += line }
+                    while let line = readLine(strippingNewline: false) {
+                        text += line
+                        guard text.utf8.count <= TableBackup.maxBytes else {
+                            throw .file("the backup on stdin is more than \(TableBackup.maxBytes) bytes, more than any backup garage-pins writes; is it the right file?")
+                        }
+                    }
                 } else {
-                    text = String(decoding: try readInput(json, what: "backup"), as: UTF8.self)
+                    text = String(decoding: try readInput(json, what: "backup", limit: TableBackup.maxBytes), as: UTF8.self)
                 }
                 let (table, labels): (PinTable, Labels)
                 do { (table, labels) = try TableBackup.decode(text) } catch {

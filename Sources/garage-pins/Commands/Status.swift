@@ -33,9 +33,19 @@ extension GaragePins {
              ["lockout", lockout(r)]]
         }
 
+        /// Each channel with a lockout or unforgiven wrong PINs, or "none".
         static func lockout(_ r: JSONValue) -> String {
-            let locked = r["locked_s"]?.intValue ?? 0, failures = r["failures"]?.intValue ?? 0
-            return locked > 0 ? "locked for \(locked) s after \(failures) wrong PINs" : "none (\(failures) wrong PINs in a row)"
+            var parts: [String] = []
+            for channel in Throttle.Channel.allCases {
+                guard let c = r["lockout"]?[channel.rawValue] else { continue }
+                let locked = c["locked_s"]?.intValue ?? 0, failures = c["failures"]?.intValue ?? 0
+                if locked > 0 {
+                    parts.append("\(channel.rawValue) locked for \(locked) s (\(failures) wrong PINs)")
+                } else if failures > 0 {
+                    parts.append("\(channel.rawValue) \(failures) wrong PINs")
+                }
+            }
+            return parts.isEmpty ? "none" : parts.joined(separator: "; ")
         }
 
         static func line(_ r: JSONValue) -> String {

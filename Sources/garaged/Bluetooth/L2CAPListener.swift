@@ -27,12 +27,11 @@ final class L2CAPListener: Listener {
 
     var description: String { "Bluetooth ATT channel on \(adapter)" }
 
-    func accept(at now: Instant) -> Connection? {
+    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
         var peer = [CChar](repeating: 0, count: 32)
-        let client = cbt_att_accept(fd, &peer, peer.count)
-        guard client >= 0 else { return nil }
+        guard let client = try accepted(cbt_att_accept(fd, &peer, peer.count)) else { return nil }
         onChange()
-        return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", throttled: true),
+        return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", channel: .remote),
                              gatt: gatt, at: now, onClose: onChange)
     }
 

@@ -1,3 +1,4 @@
+import CLinux
 import DoorCore
 #if canImport(Glibc)
 import Glibc
@@ -14,31 +15,54 @@ struct Daemon {
     let settings: Settings
     let log: Logger
 
-    /// SIGTERM and SIGINT, which only the main thread's sigwait may take.
-    static var stopSignals: sigset_t {
+    /// Every signal that would end the process at once by default; only the main thread's
+    /// sigwait takes them. SIGTERM, SIGINT and SIGQUIT stop the daemon cleanly; the others
+    /// (SIGHUP included: garaged reads its settings only at start) are logged and ignored.
+    static var handledSignals: sigset_t {
         var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGINT)
+        clinux_daemon_signals(&set)
         return set
     }
 
     /// Must run before the first thread starts (the logger's included): threads inherit the
-    /// mask, so a stop signal can only reach the main thread's sigwait, never kill the process.
-    static func blockStopSignals() {
-        var set = stopSignals
+    /// mask, so no such signal can kill the process mid-press; it reaches only the main
+    /// thread's sigwait. Writes to a closed pipe and past a file-size limit fail with an error
+    /// (EPIPE, EFBIG) instead of a signal.
+    static func blockSignals() {
+        var set = handledSignals
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
     }
+
+    static func name(of signal: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 32)
+        clinux_signal_name(signal, &buffer, buffer.count)
+        return text(buffer)
+    }
+
+    /// Descriptors garaged needs beyond those open at start: its own (lock, relay, listeners,
+    /// wake-ups, event files, a spare), `DoorLoop.reservedDescriptors` for saves and Bluetooth,
+    /// and room for a few connections.
+    static let descriptorsNeeded = 20 + DoorLoop.reservedDescriptors + 4
 
     func run() throws {
         let clock = SystemMonotonicClock()
+        let limit = clinux_fd_limit(), open = Int64(clinux_open_fd_count())
+        if limit >= 0, open >= 0, limit - open < Daemon.descriptorsNeeded {
+            throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
+        }
         let tableFile = PinTableFile(path: settings.pinsPath)
         let lock: TableLock
         let table: PinTable
         let line: any RelayLine
         do {
             lock = try TableLock.acquire(tablePath: settings.pinsPath)
+            // The lock is ours, so no save is under way: what a killed save left is stale.
+            let labelsPath = LabelsFile(tablePath: settings.pinsPath).path
+            for stale in AtomicFile.removeStaleTemporaries(of: settings.pinsPath) + AtomicFile.removeStaleTemporaries(of: labelsPath) {
+                log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
+            }
             table = try tableFile.load()
             line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
         } catch let e as TableFileError {
@@ -48,7 +72,13 @@ struct Daemon {
         }
         var listeners: [Listener] = []
         do {
-            listeners.append(try LocalListener(path: settings.socketPath))
+            let local = try LocalListener(path: settings.socketPath,
+                                          group: settings.socketGroup.map { ($0.name, $0.gid) },
+                                          required: settings.socketGroup?.explicit ?? false)
+            if let problem = local.groupProblem {
+                log.warning("socket-group", ["problem": problem, "effect": "only the daemon's own user and root can use the socket"])
+            }
+            listeners.append(local)
             if let path = settings.attSocketPath {
                 listeners.append(try ATTSocketListener(path: path, gatt: settings.bluetooth.gatt))
             }
@@ -68,19 +98,10 @@ struct Daemon {
         }
         let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile,
                                     labels: labels, labelStore: labelsFile)
-        let eventFile = EventHistoryFile(path: settings.eventsPath)
-        var history = EventHistory()
-        do {
-            let (loaded, skipped) = try eventFile.history()
-            history = loaded
-            if skipped > 0 {
-                log.warning("events-skipped", ["file": settings.eventsPath, "records": String(skipped),
-                                               "why": "torn or corrupt lines (a power cut mid-write); the rest is intact"])
-            }
-        } catch {
-            log.warning("events-unreadable", ["error": error.description, "why": "starting with an empty history"])
-        }
-        let events = EventWriter(file: eventFile, log: log)
+        let keptFile = EventHistoryFile(path: settings.eventsPath)
+        let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
+        let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
+        let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
         events.start()
         let loop = DoorLoop(controller: controller, pulser: pulser, listeners: listeners, clock: clock, log: log,
                             history: history, events: events)
@@ -95,6 +116,7 @@ struct Daemon {
             "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
             "ble": settings.bluetoothEnabled ? settings.bluetooth.adapter ?? "first adapter" : "off",
             "door": "CLOSED (assumed)", "events": settings.eventsPath,
+            "max_connections": String(loop.connectionLimit),
         ])
         let ble = settings.bluetooth
         let peripheral = !settings.bluetoothEnabled ? nil :
@@ -103,16 +125,47 @@ struct Daemon {
         loop.start()
         peripheral?.start()
 
-        var received: Int32 = 0
-        var stopSignals = Daemon.stopSignals
-        sigwait(&stopSignals, &received)
-        log.info("stopping", ["signal": received == SIGTERM ? "TERM" : "INT"])
+        let received = waitForStopSignal()
+        log.info("stopping", ["signal": Daemon.name(of: received)])
         peripheral?.stop()
-        loop.stop(reason: received == SIGTERM ? "SIGTERM" : "SIGINT")
+        loop.stop(reason: "SIG" + Daemon.name(of: received))
         pulser.shutdown()
         events.stop()
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
         log.flush()
+    }
+
+    /// Takes signals until one that stops the daemon; the others are logged and ignored.
+    private func waitForStopSignal() -> Int32 {
+        var signals = Daemon.handledSignals
+        while true {
+            var received: Int32 = 0
+            guard sigwait(&signals, &received) == 0 else { continue }
+            switch received {
+            case SIGTERM, SIGINT, SIGQUIT:
+                return received
+            case SIGHUP:
+                log.info("signal-ignored", ["signal": "HUP",
+                                            "why": "garaged reads its settings only at start; restart it to apply a changed config"])
+            default:
+                log.info("signal-ignored", ["signal": Daemon.name(of: received), "why": "it has no meaning for garaged"])
+            }
+        }
+    }
+
+    /// One part of the history as its files hold it; unreadable means empty, said in the log.
+    private func loadHistory(_ file: EventHistoryFile) -> EventHistory {
+        do {
+            let (loaded, skipped) = try file.history()
+            if skipped > 0 {
+                log.warning("events-skipped", ["file": file.path, "records": String(skipped),
+                                               "why": "torn or corrupt lines (a power cut mid-write); the rest is intact"])
+            }
+            return loaded
+        } catch {
+            log.warning("events-unreadable", ["error": error.description, "why": "starting with an empty history"])
+            return EventHistory()
+        }
     }
 }

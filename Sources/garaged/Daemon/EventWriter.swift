@@ -4,21 +4,22 @@ import Glibc
 #endif
 
 /// Makes event records durable on a thread of its own, so the door loop (and through it the
-/// relay) never waits on the disk: the loop enqueues, this thread appends and fdatasyncs. If
-/// the disk stalls, the queue holds up to `maxQueued` records and then drops the newest, and
-/// says so in the log once it moves again.
+/// relay) never waits on the disk: the loop enqueues, this thread appends and fdatasyncs each
+/// record to its part of the history (what matters, or attempts). If the disk stalls, the
+/// queue holds up to `maxQueued` records and then drops the newest, and says so in the log
+/// once it moves again.
 final class EventWriter: @unchecked Sendable {
     static let maxQueued = 10_000
 
-    let file: EventHistoryFile
+    private let files: [EventRecord.Importance: EventHistoryFile]
     private let log: Logger
-    private let state = Locked((queue: [EventRecord](), stop: false, dropped: 0, busy: false))
+    private let state = Locked((queue: [EventRecord](), stop: false, dropped: 0))
     private let wake = WakeEvent()
     private let idle = WakeEvent()
     private let finished = Locked(false)
 
-    init(file: EventHistoryFile, log: Logger) {
-        self.file = file
+    init(kept: EventHistoryFile, attempts: EventHistoryFile, log: Logger) {
+        files = [.kept: kept, .attempt: attempts]
         self.log = log
     }
 
@@ -49,7 +50,7 @@ final class EventWriter: @unchecked Sendable {
     }
 
     private func run() {
-        var failing = false
+        var failing: Set<String> = []
         while true {
             var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
             let (batch, stop, dropped) = state.withLock { s -> ([EventRecord], Bool, Int) in
@@ -59,14 +60,16 @@ final class EventWriter: @unchecked Sendable {
             if dropped > 0 {
                 log.warning("events-dropped", ["count": String(dropped), "why": "the event file could not keep up"])
             }
-            if !batch.isEmpty {
+            for (importance, file) in files {
+                let records = batch.filter { $0.importance == importance }
+                guard !records.isEmpty else { continue }
                 do {
-                    try file.append(batch)
-                    if failing { log.info("events-writing", ["file": file.path]) }
-                    failing = false
+                    try file.append(records)
+                    if failing.remove(file.path) != nil { log.info("events-writing", ["file": file.path]) }
                 } catch {
-                    if !failing { log.error("event-write-failed", ["error": error.description, "records": String(batch.count)]) }
-                    failing = true
+                    if failing.insert(file.path).inserted {
+                        log.error("event-write-failed", ["error": error.description, "records": String(records.count)])
+                    }
                 }
             }
             if stop { break }
@@ -75,7 +78,7 @@ final class EventWriter: @unchecked Sendable {
                 wake.drain()
             }
         }
-        file.close()
+        for file in files.values { file.close() }
         finished.withLock { $0 = true }
         idle.signal()
     }

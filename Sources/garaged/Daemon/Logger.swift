@@ -22,11 +22,17 @@ struct Logger: Sendable {
     func info(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("INFO", event, fields) }
     func warning(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("WARN", event, fields) }
     func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("ERROR", event, fields) }
+    /// For lines whose fields are assembled as they go.
+    func info(_ event: String, _ fields: [(String, String)]) { emit("INFO", event, fields) }
 
     /// Waits (up to `timeout`) until every queued line is written: for exit paths.
     func flush(timeout: Duration = .milliseconds(300)) { sink.flush(timeout: timeout) }
 
     private func emit(_ level: String, _ event: String, _ fields: KeyValuePairs<String, String>) {
+        emit(level, event, fields.map { ($0.key, $0.value) })
+    }
+
+    private func emit(_ level: String, _ event: String, _ fields: [(String, String)]) {
         var line = timestamps ? Logger.now() + " " : ""
         line += "\(level) \(event)"
         for (k, v) in fields { line += " \(k)=\(Logger.quote(v))" }

@@ -14,6 +14,7 @@ final class PulseDriver: @unchecked Sendable {
         var pressing = false
         var stopping = false
         var stopped = false
+        var onRelease: (@Sendable () -> Void)?
     }
 
     /// A press left with at most this much to go is completed on shutdown; a longer one is cut.
@@ -47,6 +48,12 @@ final class PulseDriver: @unchecked Sendable {
             log.warning("press-refused", ["reason": reason.rawValue, "why": "a press is already under way"])
         }
         return accepted
+    }
+
+    /// `body` runs on the relay thread after every press, once the relay is released: the door
+    /// loop learns that the next press may be decided.
+    func onRelease(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onRelease = body }
     }
 
     /// Finishes (or cuts short) a press under way, leaves the relay inactive, and returns
@@ -87,7 +94,11 @@ final class PulseDriver: @unchecked Sendable {
                 return
             case .some(.some(let reason)):
                 pressOnce(reason, fds: &fds)
-                state.withLock { $0.pressing = false }
+                let notify = state.withLock { s -> (@Sendable () -> Void)? in
+                    s.pressing = false
+                    return s.onRelease
+                }
+                notify?()
             }
         }
     }

@@ -14,9 +14,18 @@ final class SimulatedRelay: RelayLine, @unchecked Sendable {
     private var active = false  // touched only by the pulse thread after start-up
 
     init(path: String, clock: any MonotonicClock) throws(RelayError) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        // Never through a link (a planted one could aim the appends at any file); a regular
+        // file or a character device (/dev/null for a demo without a trace) only.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         guard fd >= 0 else {
-            throw RelayError("cannot open the simulated relay's trace file \(path): \(String(cString: strerror(errno)))")
+            let why = errno == ELOOP ? "it is a symbolic link; name the file itself" : String(cString: strerror(errno))
+            throw RelayError("cannot open the simulated relay's trace file \(path): \(why)")
+        }
+        var st = stat()
+        let kind = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0
+        guard kind == S_IFREG || kind == S_IFCHR else {
+            Glibc.close(fd)
+            throw RelayError("the simulated relay's trace file \(path) is not a regular file; name a file (or a path that does not exist yet)")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(fd)

@@ -6,11 +6,10 @@ import Glibc
 /// One ATT bearer: a SOCK_SEQPACKET socket where one packet is one PDU, from a phone over the
 /// kernel's L2CAP ATT channel or from the `--att-socket` test seam, handled the same way. Each
 /// has its own ATT server (MTU, notification subscription). Every request it carries counts as
-/// remote for the throttle, and a peer that keeps sending garbage is dropped.
-final class ATTConnection: Connection {
-    /// Protocol errors (ATT Error Responses, ERR FORMAT, ERR CMD) a peer may cause before it is dropped.
-    static let maxErrors = 16
-    /// Packets waiting for a slow peer before it is dropped.
+/// remote for the throttle, every packet is stamped by the kernel on arrival (a write that
+/// waited out a stall is refused, not performed late), and a peer that keeps sending garbage
+/// (malformed PDUs, malformed commands) faster than its `ErrorBudget` refills is dropped.
+final class ATTConnection: Connection {    /// Packets waiting for a slow peer before it is dropped.
     static let maxQueuedPackets = 64
     /// PDUs taken per wake-up, so one busy bearer cannot hold up the other connections.
     static let maxPacketsPerTurn = 16
@@ -20,7 +19,8 @@ final class ATTConnection: Connection {
     var lastHeard: Instant
     private var server: ATTServer
     private var outbox: [[UInt8]] = []
-    private var errors = 0
+    private var garbage = ErrorBudget()
+    private let clock = SystemMonotonicClock()
     private(set) var closing = false
     private(set) var closeReason: String?
     private let onClose: (() -> Void)?
@@ -31,6 +31,7 @@ final class ATTConnection: Connection {
         self.server = ATTServer(gatt: gatt)
         lastHeard = now
         self.onClose = onClose
+        PacketSocket.enableStamps(fd)
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
@@ -39,16 +40,17 @@ final class ATTConnection: Connection {
         var incoming: [Incoming] = []
         var buffer = [UInt8](repeating: 0, count: Int(ATTServer.maximumMTU) + 1)
         for _ in 0..<ATTConnection.maxPacketsPerTurn where !closing {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            if n <= 0 { return incoming.isEmpty ? nil : incoming }
-            let output = server.handle(Array(buffer[0..<n]))
-            if let response = output.response {
-                if response.first == ATTOpcode.errorResponse.rawValue { countError() }
-                send(response)
+            switch PacketSocket.read(fd, into: &buffer) {
+            case .empty:
+                return incoming
+            case .closed:
+                return incoming.isEmpty ? nil : incoming
+            case .packet(let pdu, let receivedAt, _):
+                let output = server.handle(Array(pdu))
+                if output.malformed { countGarbage("malformed PDUs") }
+                if let response = output.response { send(response) }
+                if let command = output.command { incoming.append(.request(command, receivedAt: receivedAt)) }
             }
-            if let command = output.command { incoming.append(.request(command)) }
         }
         return incoming
     }
@@ -57,7 +59,7 @@ final class ATTConnection: Connection {
     /// a peer that did not (the book's app when it only opens) simply gets none.
     func deliver(_ replies: [Reply]) {
         for reply in replies {
-            if case .error(let code) = reply, code == .format || code == .command { countError() }
+            if case .error(let code) = reply, code == .format || code == .command { countGarbage("malformed commands") }
             guard let pdu = try? server.notification(reply.bytes) else { continue }
             send(pdu)
         }
@@ -94,11 +96,10 @@ final class ATTConnection: Connection {
         }
     }
 
-    private func countError() {
-        errors += 1
-        if errors >= ATTConnection.maxErrors {
+    private func countGarbage(_ what: String) {
+        if garbage.charge(at: clock.now()) {
             closing = true
-            closeReason = "it sent \(errors) malformed or refused requests"
+            closeReason = "too many \(what): \(garbage.capacity) with at most one forgiven every \(garbage.refill.secondsRoundedUp) s"
         }
     }
 }

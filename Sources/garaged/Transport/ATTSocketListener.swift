@@ -21,11 +21,10 @@ final class ATTSocketListener: Listener {
 
     var description: String { "ATT test socket \(path)" }
 
-    func accept(at now: Instant) -> Connection? {
-        let client = clinux_accept_nonblocking(fd)
-        guard client >= 0 else { return nil }
+    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+        guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client).map { String($0) } ?? "?"
-        return ATTConnection(fd: client, source: RequestSource("att-socket uid=\(uid)", throttled: true),
+        return ATTConnection(fd: client, source: RequestSource("att-socket uid=\(uid)", channel: .remote),
                              gatt: gatt, at: now)
     }
 

@@ -1,4 +1,7 @@
 import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One client the door loop serves, whatever carries it (a line on the local socket, an ATT
 /// bearer over Bluetooth or the test seam). The loop owns every connection and calls these
@@ -27,8 +30,9 @@ protocol Connection: AnyObject {
 
 /// What a connection found in what it read.
 enum Incoming {
-    /// Request bytes for the controller (one socket line, one ATT write).
-    case request([UInt8])
+    /// Request bytes for the controller (one socket line, one ATT write), and when the kernel
+    /// received them (ns since the epoch, CLOCK_REALTIME).
+    case request([UInt8], receivedAt: Int64)
     /// A request refused by the transport itself (e.g. a socket line over 64 bytes).
     case refused(Reply, why: String)
 }
@@ -38,8 +42,26 @@ protocol Listener: AnyObject {
     var fd: Int32 { get }
     /// What it is, for the log ("local socket /run/garaged/garaged.sock").
     var description: String { get }
-    /// Takes one waiting connection; nil when none is waiting.
-    func accept(at now: Instant) -> Connection?
+    /// Takes one waiting connection; nil when none is waiting. Throws when accepting failed
+    /// for a reason that waiting will not cure (out of file descriptors).
+    func accept(at now: Instant) throws(AcceptFailure) -> Connection?
     /// Stops listening (and removes what it created on disk).
     func close()
+}
+
+/// accept() failed with `errno` (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection is still
+/// waiting in the kernel, so polling the listener again at once would spin.
+struct AcceptFailure: Error {
+    var errno: Int32
+    var outOfDescriptors: Bool { errno == EMFILE || errno == ENFILE }
+}
+
+/// The descriptor an accept call returned, nil when nothing was waiting (or the peer left
+/// before it was accepted), or the failure.
+func accepted(_ fd: Int32) throws(AcceptFailure) -> Int32? {
+    if fd >= 0 { return fd }
+    switch errno {
+    case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO, EPERM: return nil
+    default: throw AcceptFailure(errno: errno)
+    }
 }

@@ -3,17 +3,29 @@ import DoorCore
 import Glibc
 #endif
 
-/// One connection on the local socket: its own line framer and its own output queue, so a
-/// client that stops reading only ever fills its own buffer, and is dropped when that is full.
+/// One connection on the local socket (SOCK_SEQPACKET): each packet carries one request line
+/// or a few. A request is never performed late: packets are stamped by the kernel on arrival
+/// (the loop refuses one that waited too long), and a request whose client has already closed
+/// the connection (it gave up waiting, as `garage-pins` does after 5 s) is refused unjudged.
+/// The kernel can only stamp packets of a connection the daemon has accepted, so the second
+/// rule covers a client that connected and sent while the whole daemon was stopped. Replies go
+/// back as packets of whole `record\n` lines. Each client has its own output queue, so one
+/// that stops reading only ever fills its own, and is dropped when that is full.
 final class LocalClient: Connection {
     static let maxQueuedBytes = 64 * 1024
+    /// Replies are cut into packets of at most this many bytes (whole records), well under
+    /// the socket's send buffer, so a long answer (`log`) never fails as too big for one packet.
+    static let maxPacketBytes = 32 * 1024
+    /// Packets taken per wake-up, so one busy client cannot hold up the others.
+    static let maxPacketsPerTurn = 16
 
     let fd: Int32
     let source: RequestSource
     /// When the client last sent anything: the idlest one makes room when the daemon is full.
     var lastHeard: Instant
-    var framer = LineFramer(maxLength: 64)
-    private(set) var outbox: [UInt8] = []
+    var framer = LineFramer(maxLength: CommandCodec.maxLocalLineLength)
+    private var outbox: [[UInt8]] = []
+    private var queuedBytes = 0
     private(set) var closing = false
     private(set) var closeReason: String?
     /// Set once the client asked to follow: the daemon pushes to it from then on.
@@ -23,17 +35,26 @@ final class LocalClient: Connection {
         self.fd = fd
         self.source = source
         lastHeard = now
+        PacketSocket.enableStamps(fd)
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
 
-    /// Queues reply records, one line each; a client that has stopped reading is dropped once
-    /// its queue is full.
-    /// The backlog is judged before the new replies are added, so one long answer (the whole
-    /// history for `log`) is fine, but a client that stops reading is dropped at its next one.
+    /// Queues reply records, one line each. The backlog is judged before the new replies are
+    /// added, so one long answer (the whole history for `log`) is fine, but a client that stops
+    /// reading is dropped at its next one.
     func deliver(_ replies: [Reply]) {
-        let backlog = outbox.count
-        for r in replies { outbox += r.bytes + [0x0A] }
+        let backlog = queuedBytes
+        var packet: [UInt8] = []
+        for r in replies {
+            let line = r.bytes + [0x0A]
+            if !packet.isEmpty, packet.count + line.count > LocalClient.maxPacketBytes {
+                queue(packet)
+                packet = []
+            }
+            packet += line
+        }
+        if !packet.isEmpty { queue(packet) }
         flush()
         if backlog > LocalClient.maxQueuedBytes {
             closing = true
@@ -44,41 +65,66 @@ final class LocalClient: Connection {
     func follow(_ topic: LocalCommand.FollowTopic) { following = topic }
 
     func receive() -> [Incoming]? {
-        guard let bytes = read() else { return nil }
-        return framer.feed(bytes).map { item in
-            switch item {
-            case .line(let line): return .request(line)
-            case .tooLong: return .refused(.error(.format), why: "line longer than \(framer.maxLength) bytes")
+        var incoming: [Incoming] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<LocalClient.maxPacketsPerTurn where !closing {
+            switch PacketSocket.read(fd, into: &buffer) {
+            case .empty:
+                return incoming
+            case .closed:
+                return incoming.isEmpty ? nil : peerHasLeft ? incoming.map(abandoned) : incoming
+            case .packet(let bytes, let receivedAt, let truncated):
+                // A packet larger than the buffer is refused whole: nothing in it is judged.
+                guard !truncated else {
+                    incoming.append(.refused(.error(.format), why: "packet longer than \(buffer.count) bytes"))
+                    continue
+                }
+                for item in framer.feed(bytes) + framer.endOfPacket() {
+                    switch item {
+                    case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
+                    case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(framer.maxLength) bytes"))
+                    }
+                }
             }
         }
+        return peerHasLeft ? incoming.map(abandoned) : incoming
+    }
+
+    /// True once the client closed its end entirely (POLLHUP; a half-close still gets answers).
+    private var peerHasLeft: Bool {
+        var pfd = pollfd(fd: fd, events: 0, revents: 0)
+        return poll(&pfd, 1, 0) == 1 && pfd.revents & Int16(POLLHUP) != 0
+    }
+
+    /// A request whose client has gone is not judged: nobody waits for its answer any more.
+    private func abandoned(_ item: Incoming) -> Incoming {
+        guard case .request = item else { return item }
+        return .refused(.error(.stale), why: "the client closed the connection before its request was judged (it gave up waiting)")
     }
 
     func close() { Glibc.close(fd) }
 
-    /// Writes what the socket takes now, never blocking.
+    /// Writes queued packets the socket takes now, never blocking.
     func flush() {
-        while !outbox.isEmpty {
-            let n = outbox.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n > 0 {
-                outbox.removeFirst(n)
-            } else if n < 0 && errno == EINTR {
+        while let packet = outbox.first {
+            let n = packet.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n >= 0 {
+                outbox.removeFirst()
+                queuedBytes -= packet.count
+            } else if errno == EINTR {
                 continue
             } else {
-                if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { closing = true }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    closing = true
+                    closeReason = "send failed: \(String(cString: strerror(errno)))"
+                }
                 return
             }
         }
     }
 
-    /// Reads what is there; nil at end of stream or on error.
-    private func read() -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n > 0 { return Array(buffer[0..<n]) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return [] }
-            return nil
-        }
+    private func queue(_ packet: [UInt8]) {
+        outbox.append(packet)
+        queuedBytes += packet.count
     }
 }

@@ -11,19 +11,38 @@ final class LocalListener: Listener {
     let path: String
     private let trustedUIDs: Set<uid_t> = [0, getuid()]
 
-    init(path: String) throws(ConfigError) {
-        fd = try LocalSocket.listen(path: path)
+    private(set) var group: String?
+    /// Why the default group could not have the socket (said in the start-up log).
+    private(set) var groupProblem: String?
+
+    /// Listens on `path` (mode 0660); with a group, the socket belongs to it, so its members can
+    /// reach the daemon (they still need a PIN, and are throttled like any user but the owner).
+    /// A group set on purpose that cannot have the socket stops the start; the default group
+    /// is only a convenience, so failing it is said and the socket keeps the daemon's group.
+    init(path: String, group: (name: String, gid: gid_t)?, required: Bool) throws(ConfigError) {
+        fd = try LocalSocket.listen(path: path, type: Int32(SOCK_SEQPACKET.rawValue))
         self.path = path
+        guard let group else { return }
+        if chown(path, uid_t.max, group.gid) == 0 {
+            self.group = group.name
+            return
+        }
+        let why = "cannot give the socket \(path) to the group \(group.name): \(String(cString: strerror(errno)))"
+        guard required else {
+            groupProblem = why
+            return
+        }
+        close()
+        throw ConfigError("\(why); run garaged as root, or set --socket-group to a group of its user")
     }
 
-    var description: String { "local socket \(path)" }
+    var description: String { "local socket \(path)" + (group.map { " (group \($0))" } ?? "") }
 
-    func accept(at now: Instant) -> Connection? {
-        let client = clinux_accept_nonblocking(fd)
-        guard client >= 0 else { return nil }
+    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+        guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client)
         let trusted = uid.map { trustedUIDs.contains($0) } ?? false
-        let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", throttled: !trusted, isLocal: true)
+        let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", channel: trusted ? nil : .local, isLocal: true)
         return LocalClient(fd: client, source: source, at: now)
     }
 

@@ -14,6 +14,8 @@ final class ATTServerDiscoveryTests: XCTestCase {
         // Continue from the last end handle + 1.
         XCTAssertEqual(s.respond("10 0A 00 FF FF 00 28"), spaced("11 14  0A 00 0F 00 " + UART.service))
         XCTAssertEqual(s.respond("10 10 00 FF FF 00 28"), spaced("01 10 10 00 0A"))
+        XCTAssertFalse(s.handle(wire("10 10 00 FF FF 00 28")).malformed,
+                       "Attribute Not Found is how discovery ends, not garbage")
 
         // Characteristics of the UART service: one 21-octet entry fills the 23-octet MTU exactly.
         XCTAssertEqual(s.respond("08 0A 00 0F 00 03 28"), spaced("09 15  0B 00  0C 0C 00 " + UART.command))

@@ -93,11 +93,12 @@ final class ATTServerErrorTests: XCTestCase {
         XCTAssertEqual(s.handle(wire("D2 0C 00 31 32 33 34 35 4F 3D 31 00 00 00 00 00 00 00 00 00 00 00 00")),
                        ATTServer.Output())
         XCTAssertEqual(s.handle(wire("7F 00")), ATTServer.Output())
-        // Confirmations (no indication pending), server-side PDUs and empty PDUs: silence.
+        // Confirmations (no indication pending): silence. Server-side PDUs and empty PDUs:
+        // silence too, and they count as garbage (no conforming client sends them).
         XCTAssertEqual(s.handle(wire("1E")), ATTServer.Output())
-        XCTAssertEqual(s.handle(wire("1B 0E 00 4F 4B")), ATTServer.Output())
-        XCTAssertEqual(s.handle(wire("01 0A 03 00 01")), ATTServer.Output())
-        XCTAssertEqual(s.handle([]), ATTServer.Output())
+        XCTAssertEqual(s.handle(wire("1B 0E 00 4F 4B")), ATTServer.Output(malformed: true))
+        XCTAssertEqual(s.handle(wire("01 0A 03 00 01")), ATTServer.Output(malformed: true))
+        XCTAssertEqual(s.handle([]), ATTServer.Output(malformed: true))
     }
 
     func testPDUsLongerThanTheMTU() {

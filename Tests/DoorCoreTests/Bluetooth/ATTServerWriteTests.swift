@@ -70,7 +70,7 @@ final class ATTServerWriteTests: XCTestCase {
         // A CCCD is written with Write Request only; a command leaves it alone.
         XCTAssertEqual(s.handle(wire("52 0F 00 01 00")), ATTServer.Output())
         XCTAssertFalse(s.notificationsEnabled)
-        XCTAssertEqual(s.handle(wire("52 0C")), ATTServer.Output())             // malformed
+        XCTAssertEqual(s.handle(wire("52 0C")), ATTServer.Output(malformed: true))  // malformed
     }
 
     func testNotifications() throws {

@@ -51,7 +51,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     default:  // the controller over Bluetooth: every reply fits one notification
         var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
                                     door: Door(timing: .book), store: NullStore())
-        let remote = RequestSource("fuzz", throttled: true)
+        let remote = RequestSource("fuzz", channel: .remote)
         var ms: UInt64 = 0
         for line in input.split(separator: 0x0A, omittingEmptySubsequences: false) {
             ms += 700

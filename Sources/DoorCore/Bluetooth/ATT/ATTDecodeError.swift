@@ -30,4 +30,13 @@ public enum ATTDecodeError: Error, Equatable, Sendable {
             return ATTErrorResponse(requestOpcode: opcode, handle: start, code: .invalidHandle)
         }
     }
+
+    /// True for PDUs no conforming client sends; an unsupported request or command is a
+    /// client trying something this server lacks, not garbage.
+    public var isMalformed: Bool {
+        switch self {
+        case .empty, .notARequest, .invalidPDU, .invalidHandleRange: return true
+        case .unsupportedCommand, .unsupportedRequest: return false
+        }
+    }
 }

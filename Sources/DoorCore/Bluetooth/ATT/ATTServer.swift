@@ -11,10 +11,15 @@ public struct ATTServer: Sendable {
         public var response: [UInt8]?
         /// The bytes of one write to 6E400002: exactly one command, for CommandCodec.
         public var command: [UInt8]?
+        /// True when the PDU was not well-formed ATT (no opcode, a server-to-client PDU, wrong
+        /// parameter lengths, an invalid handle range, longer than ATT_MTU). Error Responses to
+        /// well-formed requests (Attribute Not Found ends every discovery) are not garbage.
+        public var malformed: Bool
 
-        public init(response: [UInt8]? = nil, command: [UInt8]? = nil) {
+        public init(response: [UInt8]? = nil, command: [UInt8]? = nil, malformed: Bool = false) {
             self.response = response
             self.command = command
+            self.malformed = malformed
         }
     }
 
@@ -54,7 +59,7 @@ public struct ATTServer: Sendable {
         do {
             request = try ATTRequest.decode(pdu)
         } catch {
-            return Output(response: error.errorResponse?.bytes)
+            return Output(response: error.errorResponse?.bytes, malformed: error.isMalformed)
         }
         switch request {
         case .write, .writeCommand:
@@ -64,7 +69,7 @@ public struct ATTServer: Sendable {
             // Any other PDU longer than ATT_MTU breaks its format table (e.g. "Attribute Value
             // 0 to ATT_MTU-7" for Find By Type Value).
             if pdu.count > Int(mtu) {
-                return Output(response: fail(request, 0, .invalidPDU).bytes)
+                return Output(response: fail(request, 0, .invalidPDU).bytes, malformed: true)
             }
         }
 

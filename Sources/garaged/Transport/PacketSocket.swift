@@ -1,0 +1,51 @@
+import CLinux
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading whole packets (SOCK_SEQPACKET: the local socket, ATT bearers) with the kernel's
+/// receive stamp, so the loop can tell how long a request waited before it was judged, however
+/// long the daemon itself was stalled.
+enum PacketSocket {
+    /// What one read found.
+    enum Read {
+        /// One packet; `receivedAt` is the kernel's stamp (ns since the epoch), or the time of
+        /// this read when the kernel gave none.
+        case packet(ArraySlice<UInt8>, receivedAt: Int64, truncated: Bool)
+        /// Nothing waiting now.
+        case empty
+        /// The peer left (or the socket failed).
+        case closed
+    }
+
+    /// Turns the kernel's receive stamps on for a new connection. Failing that, requests are
+    /// still served; their age is then counted from when the loop read them.
+    static func enableStamps(_ fd: Int32) { _ = clinux_enable_rx_timestamps(fd) }
+
+    /// Reads one packet into `buffer`, never blocking.
+    static func read(_ fd: Int32, into buffer: inout [UInt8]) -> Read {
+        while true {
+            var stamp: Int64 = -1
+            var truncated: Int32 = 0
+            let n = buffer.withUnsafeMutableBytes { clinux_recv_stamped(fd, $0.baseAddress, $0.count, &stamp, &truncated) }
+            if n > 0 { return .packet(buffer[0..<n], receivedAt: stamp >= 0 ? stamp : realtimeNow(), truncated: truncated != 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .empty }
+            return .closed
+        }
+    }
+
+    /// CLOCK_REALTIME now, in ns since the epoch: the clock the kernel stamps packets with.
+    static func realtimeNow() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// How long a packet stamped `receivedAt` has waited (never negative: a clock stepped back
+    /// makes a request look new, not old).
+    static func age(of receivedAt: Int64) -> Duration {
+        .nanoseconds(max(0, realtimeNow() - receivedAt))
+    }
+}
