@@ -211,7 +211,9 @@ trace_events() {
     }' "$TRACE/trace"
 }
 
-# trace_has REGEX: some normalized event line matches (for wait_until). Reads to the end on purpose.
+# trace_has REGEX: some normalized event line matches. It looks at the whole trace: as a wait
+# condition it is only right for an event that cannot have happened before (otherwise anchor the
+# wait: wait_mark_after, wait_pulses). Reads to the end on purpose.
 trace_has() { trace_events | awk -v r="$1" '$0 ~ r { f = 1 } END { exit f ? 0 : 1 }'; }
 
 # line_levels GPIO LABEL OFFSET PULL: "T V" for every level the line takes: sets, and the return
@@ -237,6 +239,20 @@ mark_time() { trace_events | awk -v m="$1" '$2 == "mark" && $3 == m && !d { d = 
 # mark_after TEXT T: the stamp of the first mark TEXT at or after T (ns); empty if none.
 mark_after() { trace_events | awk -v m="$1" -v t="$2" '$2 == "mark" && $3 == m && $1 >= t && !d { d = 1; printf "%.0f\n", $1 }'; }
 exit_time() { trace_events | awk -v p="$1" '$2 == "exit" && $3 == p && !d { d = 1; printf "%.0f\n", $1 }'; }
+# wait_mark_after TEXT T SECONDS: until a mark TEXT stamped at or after T (ns) is in the trace.
+# Anchor T at the event that must come first, so that an older mark TEXT cannot satisfy it.
+_mark_after_seen() { [ -n "$(mark_after "$1" "$2")" ]; }
+wait_mark_after() { wait_until "$3" "mark $1 after $(ms "$2") ms" _mark_after_seen "$1" "$2"; }
+# trace_now: the trace clock (ns) now, as the stamp of a mark written for the purpose.
+trace_now() { local m="now-${EPOCHREALTIME/./}"; trace_mark "$m"; mark_time "$m"; }
+# nap_until T: nap until the trace clock has passed T (ns). Not a wait for an event: only for an
+# interval in which a scenario checks that NOTHING happens, anchored at the kernel's stamp of
+# what the interval starts from (e.g. a press's start + 2 s). Two trace reads: under TCG too
+# slow to aim a signal into a short press (40-sigterm-mid-press naps right after wait_level).
+nap_until() {
+    local now; now=$(trace_now)
+    [ "$1" -le "$now" ] || nap "$(awk -v d=$(($1 - now)) 'BEGIN { printf "%.3f", d / 1e9 }')"
+}
 ms() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e6 }'; }            # ns -> "123.456"
 ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'; }
 
@@ -263,7 +279,7 @@ wait_exit() {
 # The daemon under test
 
 require_daemon() {
-    [ -x "$GARAGED" ] && [ -x "$GARAGE_PINS" ] ||
+    { [ -x "$GARAGED" ] && [ -x "$GARAGE_PINS" ]; } ||
         fail "garaged/garage-pins not built in $ST_BIN_DIR (run without --no-build)"
 }
 
@@ -283,9 +299,17 @@ start_daemon() {
     ST_PIDS+=("$DAEMON_PID")
 }
 
-_ready() { proc_alive "$1" || return 2; [ -S "$2" ] && door_status "$2" > /dev/null 2>&1; }
+# Any failure of the request is "not yet" (status 1): sock-send's own failure statuses (2: no
+# reply within 5 s, 124: timeout) would otherwise make wait_until give up on a slow start.
+_ready() {
+    local r
+    proc_alive "$1" || return 2
+    [ -S "$2" ] || return 1
+    r=$(door_status "$2" 2> /dev/null) || return 1
+    [ "${r#S }" != "$r" ]
+}
 # wait_ready PID SOCKET [SECONDS]: the daemon is up when its socket answers a status request
-# (a socket file alone could be a stale one left by a killed daemon).
+# with a status line (a socket file alone could be a stale one left by a killed daemon).
 wait_ready() {
     wait_until "${3:-30}" "socket $2 of pid $1" _ready "$1" "$2" && return 0
     proc_alive "$1" && fail "daemon pid $1 did not create $2 within ${3:-30}s"
@@ -312,17 +336,44 @@ garaged_stop() {
 
 # status_watch SOCKET SECONDS: in the background, ask the door's state every 100 ms on one
 # connection and write each change to the trace as a mark "status-STATE" (so it gets a kernel
-# stamp; the state itself is only known to within the polling interval).
-status_watch() {
-    python3 "$ST_LIB/status-watch.py" "$1" "$MASTER_PIN" "$2" > "$ST_OUT/status-watch.txt" 2>&1 &
-    ST_PIDS+=("$!")
-    # shellcheck disable=SC2034 # for scenarios that stop the watcher early
-    WATCH_PID=$!
+# stamp; the state itself is only known to within the polling interval). Returns once the
+# watcher's first mark (the state it found) is in the trace, so that nothing the scenario does
+# next can be missed; sets WATCH_PID and WATCH_FIRST (that first state).
+_first_status() {
+    trace_events | awk -v t="$1" '$2 == "mark" && $1 >= t && $3 ~ /^status-/ && !d { d = 1; print substr($3, 8) }'
 }
+_watch_started() {
+    local alive=0; proc_alive "$WATCH_PID" && alive=1   # alive before looking: it may mark, then stop
+    [ -n "$(_first_status "$1")" ] || return $((alive ? 1 : 2))
+}
+status_watch() {
+    local t0; t0=$(trace_now)
+    python3 "$ST_LIB/status-watch.py" "$1" "$MASTER_PIN" "$2" > "$ST_OUT/status-watch.txt" 2>&1 &
+    WATCH_PID=$!
+    ST_PIDS+=("$WATCH_PID")
+    wait_until 30 "status-watch's first report" _watch_started "$t0" ||
+        fail "status-watch did not report the door's state within 30 s: $(tr '\n' ' ' < "$ST_OUT/status-watch.txt")"
+    # shellcheck disable=SC2034 # for the scenario
+    WATCH_FIRST=$(_first_status "$t0")
+}
+# wait_status STATE T SECONDS: until the watcher marked status-STATE at or after T (ns); gives up
+# at once if the watcher has stopped (it would never mark it).
+_status_seen() {
+    local alive=0; proc_alive "$WATCH_PID" && alive=1
+    _mark_after_seen "status-$1" "$2" || return $((alive ? 1 : 2))
+}
+wait_status() { wait_until "$3" "status $1 after $(ms "$2") ms" _status_seen "$1" "$2"; }
 
-# wait_pulses GPIO LABEL OFFSET PULL ACTIVE COUNT SECONDS: until COUNT complete presses are seen.
-_n_pulses() { [ "$(line_levels "$1" "$2" "$3" "$4" | pulses "$5" | awk '$2 != "-"' | wc -l)" -ge "$6" ]; }
-wait_pulses() { wait_until "$7" "$6 complete press(es) on gpio $1" _n_pulses "$@"; }
+# wait_pulses GPIO LABEL OFFSET PULL ACTIVE AFTER COUNT SECONDS: until COUNT complete presses
+# that started at or after AFTER (ns: a mark written just before the command that causes them)
+# are in the trace; presses from before the anchor do not count.
+_n_pulses() {
+    [ "$(line_levels "$1" "$2" "$3" "$4" | pulses "$5" | awk -v t="$6" '$2 != "-" && $1 >= t' | wc -l)" -ge "$7" ]
+}
+wait_pulses() { wait_until "$8" "$7 complete press(es) on gpio $1 after $(ms "$6") ms" _n_pulses "$@"; }
+# press_start GPIO LABEL OFFSET PULL ACTIVE AFTER: the stamp of the first press (complete or
+# not) that started at or after AFTER; empty if none.
+press_start() { line_levels "$1" "$2" "$3" "$4" | pulses "$5" | awk -v t="$6" '$1 >= t && !d { d = 1; print $1 }'; }
 
 # wait_level SIM_SYS OFFSET VALUE SECONDS: poll the sim's sysfs value (cheap, no fork), to act
 # while a press is under way. Only for deciding when to act: timings come from the trace.

@@ -3,6 +3,7 @@
 # for 300 ms by gpioset and timed from the kernel's stamps (set by the tracepoint, release by the
 # sim_free probe), and an input edge driven through gpio-sim's pull attribute seen by gpiomon.
 # packages: gpiod
+# shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
 
 command -v gpioset > /dev/null || fail "gpioset missing on the host (package gpiod)"
@@ -25,11 +26,24 @@ metric hold_error_ms "$(ms $((width - 300000000)))"
 check "held between 300 and 2000 ms" in_range "$width" 300000000 2000000000
 
 # Input: gpiomon waits for a rising edge on line 1; the test pulls the line up.
-timeout 20 gpiomon --num-events=1 --rising-edge "$SIM_CHIP" 1 > "$ST_OUT/gpiomon.txt" 2>&1 &
+# gpiomon runs without a `timeout` wrapper so that $! is gpiomon itself: its deadline is
+# wait_exit's, and the scenario's cleanup stops it.
+gpiomon --num-events=1 --rising-edge "$SIM_CHIP" 1 > "$ST_OUT/gpiomon.txt" 2>&1 &
 mon=$!
 ST_PIDS+=("$mon")
-wait_until 15 "gpiomon requesting line 1" trace_has " dir $g_in in\$" ||
-    fail "gpiomon did not request line 1 within 15 s"
+# Ready only once gpiomon blocks in poll() (syscall 7; 271, ppoll, for other libgpiod builds):
+# its line request (direction, then edge detection) has returned. The "dir in" trace event
+# alone comes before edge detection is armed, and a pull made in between would be an edge
+# nobody sees.
+_in_poll() {
+    local sc
+    proc_alive "$1" || return 2
+    { read -r sc _ < "/proc/$1/syscall"; } 2> /dev/null || return 1
+    [ "$sc" = 7 ] || [ "$sc" = 271 ]
+}
+wait_until 15 "gpiomon waiting for events (in poll)" _in_poll "$mon" ||
+    fail "gpiomon did not start waiting for edges on line 1 within 15 s: $(cat "$ST_OUT/gpiomon.txt")"
+check "gpiomon requested line 1 as an input" trace_has " dir $g_in in\$"
 trace_mark pull-up
 sim_pull "$SIM_SYS" 1 up
 wait_exit "$mon" 10 || fail "gpiomon saw no rising edge within 10 s of the pull-up"

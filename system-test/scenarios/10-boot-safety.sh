@@ -4,6 +4,7 @@
 # kernel's gpio_value tracepoint. With ST_ACTIVE_LOW=1 (scenario 11) the relay board is active-low:
 # the line idles high (a pull-up, as on such boards), garaged runs with --active-low, and the
 # press is a physical low.
+# shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
 require_daemon
 
@@ -15,21 +16,28 @@ else
     sim_chip label=st-relay lines=1 names=relay
     inactive=0 active=1 flag=()
 fi
-g=$SIM_BASE
+g=$SIM_BASE TRAVEL_S=1
 check "line idles at $inactive before the daemon starts" _level_is "$SIM_SYS" 0 "$inactive"
 
 trace_start
 trace_mark daemon-start
-garaged_start d "$ST_WORK/g.sock" "$SIM_CHIP:0" "${flag[@]}" --pulse-ms 300 --travel-s 1 --auto-close-s 0
-nap 1   # the daemon idles a while: nothing it does after start-up may touch the relay either
+garaged_start d "$ST_WORK/g.sock" "$SIM_CHIP:0" "${flag[@]}" --pulse-ms 300 --travel-s $TRAVEL_S --auto-close-s 0
+# A deliberate interval in which nothing may happen: the daemon idles 1 s from the moment its
+# socket answers (start-up done); nothing it does after start-up may touch the relay either.
+nap 1
 check "line still at $inactive (physical) while the daemon idles" _level_is "$SIM_SYS" 0 "$inactive"
 trace_mark open-cmd
+t_open=$(mark_time open-cmd)
 reply=$(garage_pins open --socket "$ST_WORK/g.sock" --pin "$MASTER_PIN")
 check "garage-pins open answered OK (got '$reply')" [ "$reply" = OK ]
-wait_pulses "$g" "$SIM_LABEL" 0 "$inactive" "$active" 1 10 || fail "no complete press within 10 s of the open"
-nap 1.5 # past the door's travel: no second press may follow
+wait_pulses "$g" "$SIM_LABEL" 0 "$inactive" "$active" "$t_open" 1 10 || fail "no complete press within 10 s of the open"
+# A deliberate interval in which nothing may happen: no second press until 1 s past the end of
+# the door's travel, which starts with the open (just before the press): anchored at the
+# press's kernel stamp, whenever this shell got to see it.
+t_press=$(press_start "$g" "$SIM_LABEL" 0 "$inactive" "$active" "$t_open")
+nap_until $((t_press + (TRAVEL_S + 1) * 1000000000))
 
-t_start=$(mark_time daemon-start) t_open=$(mark_time open-cmd)
+t_start=$(mark_time daemon-start)
 ev=$(trace_events)
 # The daemon's request: the last time the line was made an output before the open.
 t_req=$(awk -v g="$g" -v o="$t_open" '$2 == "dir" && $3 == g && $4 == "out" && $1 < o { t = $1 } END { print t }' <<< "$ev")

@@ -2,6 +2,7 @@
 # A second garaged on the same chip and line is refused: it exits non-zero with a clear error
 # saying the line is busy, without touching the line; the first keeps working. The second one
 # has its own PIN table and socket, so the line is the only thing the two share.
+# shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
 require_daemon
 
@@ -29,9 +30,10 @@ check "the refused daemon did not touch the line ($touched event(s))" [ "$touche
 # The first still owns the line and still presses.
 check "the first garaged is still running" proc_alive "$first"
 trace_mark open-first
+t_open=$(mark_time open-first)
 reply=$(garage_pins open --socket "$ST_WORK/a.sock" --pin "$MASTER_PIN")
 check "the first garaged answered OK (got '$reply')" [ "$reply" = OK ]
-wait_pulses "$g" "$SIM_LABEL" 0 0 1 1 10 || fail "the first garaged did not press"
+wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$t_open" 1 10 || fail "the first garaged did not press"
 garaged_stop "$first"
 check "the first garaged exited 0 (status $EXIT_RC)" [ "$EXIT_RC" = 0 ]
 pass "refused with status $rc: ${msg:0:200}"

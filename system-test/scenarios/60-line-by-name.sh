@@ -2,6 +2,7 @@
 # The relay line named by its line name (CHIP:NAME), the chip by its label (LABEL:NAME and
 # LABEL:OFFSET) or its path (/dev/CHIP:NAME). Two chips carry the same line names, so a spec that
 # picks the wrong chip or line shows up as a press on the wrong gpio. An unknown name is refused.
+# shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
 require_daemon
 
@@ -16,12 +17,13 @@ spec_case() { # spec_case SPEC OFFSET: garaged on SPEC must press line OFFSET of
     local spec=$1 off=$2 n=${#done_cases[@]} sock reply t0 others
     sock=$ST_WORK/c$n.sock
     trace_mark "case-$n"
+    t0=$(mark_time "case-$n")
     garaged_start "case$n" "$sock" "$spec" --travel-s 1 --auto-close-s 0
     reply=$(garage_pins open --socket "$sock" --pin "$MASTER_PIN")
     check "[$spec] garage-pins open answered OK (got '$reply')" [ "$reply" = OK ]
-    wait_pulses $((base + off)) "$label" "$off" 0 1 1 10 || fail "[$spec] no press on $chip line $off"
+    # Anchored at this case: an earlier case pressed the same line already.
+    wait_pulses $((base + off)) "$label" "$off" 0 1 "$t0" 1 10 || fail "[$spec] no press on $chip line $off"
     garaged_stop "$DAEMON_PID"
-    t0=$(mark_time "case-$n")
     others=$(trace_events | awk -v t="$t0" -v g=$((base + off)) -v lo="$decoy_base" -v hi=$((base + 2)) \
         '$1 >= t && $2 == "value" && $3 != g && $3 >= lo && $3 <= hi { print $3 }' | sort -u | tr '\n' ' ')
     check "[$spec] no other line of either chip was touched (${others:-none})" [ -z "$others" ]

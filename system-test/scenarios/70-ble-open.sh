@@ -10,6 +10,7 @@
 # its local socket (status, and a close that presses); powered on again, a phone opens again
 # without garaged being restarted. Kernel stamps for Bluetooth come from kprobes on the bluetooth
 # module (advertising enabled, ATT connection accepted) and from btmon; nothing is timed by polling.
+# shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
 require_daemon
 
@@ -55,15 +56,18 @@ kprobes_remove() {
     done
 }
 # The library's cleanup first (it saves the trace while the kprobe events still decode).
-_ble_cleanup() { local rc=$?; trap - ERR; (exit $rc); _st_cleanup; kprobes_remove 2>/dev/null; }
+_ble_cleanup() { local rc=$?; trap - ERR; (exit "$rc"); _st_cleanup; kprobes_remove 2>/dev/null; }
 trap _ble_cleanup EXIT
 
 # The phone: btgatt-client on hci1, its stdin a FIFO held open here, everything it prints
 # (every ATT PDU with -v) in $ST_OUT/phone-N.txt. Waits grep that file for plain text (the tool
-# colours only its prompt and the labels of its service dump).
-declare -A PHONE_FD PHONE_PID
+# colours only its prompt and the labels of its service dump). A phone started again appends to
+# its file: phone_out gives only what the current btgatt-client printed, so no wait or check can
+# be satisfied by the output of an earlier one.
+declare -A PHONE_FD PHONE_PID PHONE_FROM
 phone_start() {
     local fifo=$ST_WORK/phone-$1.in fd
+    PHONE_FROM[$1]=$(( $(stat -c %s "$ST_OUT/phone-$1.txt" 2> /dev/null || echo 0) + 1 ))
     [ -p "$fifo" ] || mkfifo "$fifo"
     exec {fd}<> "$fifo"
     PHONE_FD[$1]=$fd
@@ -72,9 +76,13 @@ phone_start() {
     ST_PIDS+=("$!")
     log "phone $1: btgatt-client pid $! connecting to $ADDR0 from hci1"
 }
-phone_has() { grep -qF -- "$2" "$ST_OUT/phone-$1.txt"; }
+phone_out() { tail -c "+${PHONE_FROM[$1]}" "$ST_OUT/phone-$1.txt" 2> /dev/null; }
+phone_has() { phone_out "$1" | grep -F -- "$2" > /dev/null; }  # not -q: no broken pipe for tail
 phone_cmd() { log "phone $1: $2"; echo "$2" >&"${PHONE_FD[$1]}"; }
-_phone_sees() { phone_has "$1" "$2" && return 0; proc_alive "${PHONE_PID[$1]}" || return 2; return 1; }
+_phone_sees() {  # alive before looking: the phone may print TEXT and exit in between
+    local alive=0; proc_alive "${PHONE_PID[$1]}" && alive=1
+    phone_has "$1" "$2" || return $((alive ? 1 : 2))
+}
 # phone_wait N SECONDS TEXT: until phone N printed TEXT (gives up when it exited).
 phone_wait() { wait_until "$2" "phone $1: '$3'" _phone_sees "$1" "$3"; }
 phone_tail() { sed 's/\x1B\[[0-9;]*m//g' "$ST_OUT/phone-$1.txt" | tail -n "${2:-2}" | tr '\n' ' '; }
@@ -101,27 +109,28 @@ EXPECTED_HANDLES="0x0001 00002800 0x0002 00002803 0x0003 00002a00 0x0004 0000280
 DISCOVERED='- handle: 0x000f, uuid: 00002902-'  # the last line of btgatt-client's discovery dump
 
 # phone_open N: subscribe (CCCD 0x000f), write the open as a Write Command to 0x000c, wait for
-# one more complete press and for the OK notification on 0x000e.
-PRESSES=0
+# a complete press that started after the write and for the OK notification on 0x000e.
 phone_open() {
+    local t
     phone_cmd "$1" "register-notify 0x000e"
     phone_wait "$1" 10 'Registered notify handler!' ||
         fail "phone $1: enabling notifications failed: $(phone_tail "$1")"
     check "phone $1 wrote 01 00 to the CCCD 0x000f (Write Request 0x12, Write Response 0x13)" \
-        grep -q '< 12 0f 00 01 00 ' "$ST_OUT/phone-$1.txt"
+        phone_has "$1" '< 12 0f 00 01 00 '
     trace_mark "ble-open-$1"
+    t=$(mark_time "ble-open-$1")
     phone_cmd "$1" "write-value -w 0x000c $OPEN_BYTES"
-    PRESSES=$((PRESSES + 1))
-    wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$PRESSES" 10 || fail "phone $1: no press within 10 s of the write"
+    wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$t" 1 10 || fail "phone $1: no press within 10 s of the write"
     phone_wait "$1" 10 'Handle Value Not/Ind: 0x000e - (2 bytes): 4f 4b' ||
         fail "phone $1: no OK notification on 0x000e within 10 s of the write"
     check "phone $1 sent the open as a Write Command (opcode 0x52) to 0x000c" \
-        grep -q '< 52 0c 00 31 32 33 34 35 4f 3d 31 ' "$ST_OUT/phone-$1.txt"
+        phone_has "$1" '< 52 0c 00 31 32 33 34 35 4f 3d 31 '
 }
 
 door_is() { [ "$(door_status "$sock")" = "S $1" ]; }
 _log_has() { grep -qE "$1" "$ST_OUT/d.log"; }
 _log_count() { [ "$(grep -c -E "$1" "$ST_OUT/d.log")" -ge "$2" ]; }
+log_count() { grep -c -E "$1" "$ST_OUT/d.log" || true; }  # log_count REGEX: lines of d.log so far
 
 # ---------------------------------------------------------------------------------------------
 # The relay and the PIN table while the Bluetooth modules load.
@@ -160,6 +169,10 @@ done
 [ "$attempt" = 1 ] || metric btvirt_attempts "$attempt (a controller's HCI Reset went unanswered before)"
 stdbuf -oL btmon -t > "$ST_OUT/btmon.txt" 2>&1 &
 ST_PIDS+=("$!")
+# btmon sees only what happens once its monitor socket is open; the kernel then lists the
+# controllers present ("= New Index"): wait for both before anything it should record.
+_btmon_ready() { local n; n=$(grep -c '^= New Index: .*\[hci[01]\]' "$ST_OUT/btmon.txt" 2> /dev/null) || true; [ "${n:-0}" -ge 2 ]; }
+wait_until 15 "btmon listing hci0 and hci1" _btmon_ready || fail "btmon did not start capturing within 15 s"
 for i in 0 1; do
     out=$(mgmt -i "hci$i" power on) || fail "btmgmt -i hci$i power on failed: $out"
     check "hci$i powered through mgmt ($out)" grep -q 'settings: powered' <<< "$out"
@@ -186,9 +199,10 @@ check "gatttool --char-desc (Find Information) shows every handle of GarageGATT 
     [ "$rc:${handles% }" = "0:$EXPECTED_HANDLES" ]
 
 phone_start 1
+# DISCOVERED is the last line of the dump, which follows "GATT discovery procedures complete":
+# once it is there, so is the whole layout.
 phone_wait 1 30 "$DISCOVERED" || fail "phone 1: no complete discovery within 30 s: $(phone_tail 1 3)"
-nap 0.2
-layout=$(sed 's/\x1B\[[0-9;]*m//g' "$ST_OUT/phone-1.txt" | sed -n '/GATT discovery procedures complete/,$p' |
+layout=$(phone_out 1 | sed 's/\x1B\[[0-9;]*m//g' | sed -n '/GATT discovery procedures complete/,$p' |
     sed -n 's/^[[:space:]]*\(service\|charac\|descr\) - /\1 - /p')
 if [ "$layout" != "$EXPECTED_LAYOUT" ]; then
     diff <(echo "$EXPECTED_LAYOUT") <(echo "$layout") >&2 || true
@@ -203,31 +217,36 @@ wait_until $((TRAVEL_S + 5)) "door OPEN" door_is OPEN || fail "the door did not 
 
 # ---------------------------------------------------------------------------------------------
 # Part 2: hci0 powered off with the phone connected.
+n_unavailable=$(log_count ' bluetooth-unavailable ') n_serving=$(log_count ' bluetooth-serving ')
 trace_mark power-off
 mgmt -i hci0 power off > /dev/null || fail "btmgmt -i hci0 power off failed"
 wait_until 10 "phone 1 disconnected" proc_exited "${PHONE_PID[1]}" ||
     fail "phone 1 still connected 10 s after hci0 was powered off"
 # A phone that tries to connect now must wait: nothing may answer for a powered-off hci0.
 phone_start 2
-wait_until 5 "bluetooth-unavailable in garaged's log" _log_has 'bluetooth-unavailable' ||
+wait_until 5 "a new bluetooth-unavailable in garaged's log" _log_count ' bluetooth-unavailable ' $((n_unavailable + 1)) ||
     fail "garaged did not notice that hci0 went down"
 check "garaged still running with hci0 down" proc_alive "$DAEMON_PID"
 st=$(garage_pins status --socket "$sock" --pin "$MASTER_PIN") || fail "garage-pins status failed with hci0 down: $st"
 check "garage-pins status answers with hci0 down (got: $(tr -s ' \n' ' ' <<< "$st"))" grep -q OPEN <<< "$st"
 trace_mark local-close
+t_close=$(mark_time local-close)
 reply=$(garage_pins close --socket "$sock" --pin "$MASTER_PIN") || true
 check "garage-pins close answered OK with hci0 down (got '$reply')" [ "$reply" = OK ]
-PRESSES=$((PRESSES + 1))
-wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$PRESSES" 10 || fail "no press for the local close with hci0 down"
+wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$t_close" 1 10 || fail "no press for the local close with hci0 down"
 wait_until $((TRAVEL_S + 5)) "door CLOSED" door_is CLOSED || fail "the door did not report CLOSED"
 trace_mark hci0-checked
 hci0_stayed_down=1
 hci_up hci0 && hci0_stayed_down=0
 
-# Phone 2 connected to a powered-off hci0: its controller was left advertising (see the metric);
-# that link leads nowhere, so it goes before hci0 comes back.
+# Did phone 2 connect to the powered-off hci0? Its controller may be left advertising (see the
+# metric); such a link leads nowhere, so it goes before hci0 comes back. Decided on what phone 2
+# did, not on a single look at its output: first it must be in connect() (btgatt-client flushes
+# "Connecting to device..." just before the call), then it gets a deliberate 3 s interval in
+# which nothing may answer for hci0 (a leftover advertising answers at once).
+phone_wait 2 10 'Connecting to device...' || fail "phone 2 did not start connecting: $(phone_tail 2)"
 ghost=0
-if phone_has 2 'Connecting to device... Done'; then
+if wait_until 3 "phone 2 connected to the powered-off hci0" _phone_sees 2 'Connecting to device... Done'; then
     ghost=1
     phone_quit 2
     _no_link() { [ "$(hcitool -i hci1 con | grep -c LE)" = 0 ]; }
@@ -248,12 +267,16 @@ for try in 1 2 3; do
     [ "$try" != 3 ] || fail "phone $ph could not connect in 3 tries after hci0 came back"
     phone_start $ph
 done
-check "garaged serves hci0 again (a second bluetooth-serving line)" _log_count ' bluetooth-serving ' 2
+# garaged logs from a thread of its own: its lines are waited for, not read once.
+wait_until 5 "a new bluetooth-serving line in garaged's log" _log_count ' bluetooth-serving ' $((n_serving + 1)) ||
+    fail "garaged serves hci0 again, but logged no new bluetooth-serving line"
 phone_open $ph
 n=$(line_levels "$g" "$SIM_LABEL" 0 0 | pulses 1 | wc -l)
 check "exactly three presses in all: Bluetooth open, local close, Bluetooth open (saw $n)" [ "$n" = 3 ]
-check "garaged logged both Bluetooth opens" \
-    [ "$(grep -c 'source="bluetooth 00:AA:01:01:00:01" command=open' "$ST_OUT/d.log")" = 2 ]
+BLE_OPEN='source="bluetooth 00:AA:01:01:00:01" command=open'
+wait_until 5 "garaged's log line for the second Bluetooth open" _log_count "$BLE_OPEN" 2 ||
+    fail "garaged did not log the second Bluetooth open"
+check "garaged logged both Bluetooth opens, no more" [ "$(log_count "$BLE_OPEN")" = 2 ]
 phone_quit $ph
 garaged_stop "$DAEMON_PID"
 check "garaged exited 0 on SIGTERM" [ "$EXIT_RC" = 0 ]
