@@ -98,7 +98,9 @@ final class ConfigTests: GaragedTestCase {
     func testValuesThatWouldSilentlyChangeAreRefused() throws {
         try initTable()
         // An empty socket path would bind an abstract socket any local user can reach.
-        try assertRefusesToStart(["--socket", ""], naming: ["--socket", "empty"])
+        let emptyFlag = try launchDaemon([], socket: "")
+        XCTAssertEqual(emptyFlag.process.waitForExit(timeout: .seconds(5)), .exited(1))
+        XCTAssertTrue(emptyFlag.log.contains("--socket '': empty"), emptyFlag.log)
         let emptySocket = try writeConfig("socket =\n", name: "empty.conf")
         try assertRefusesToStart(["--config", emptySocket], naming: ["'socket'", "no value"])
         // A '#' inside a value used to cut it ("Door #2" became "Door").
@@ -133,6 +135,25 @@ final class ConfigTests: GaragedTestCase {
         XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED")
         waitUntil("the start line with the example's timing", timeout: .seconds(3)) {
             daemon.log.contains("pulse_ms=300 travel_s=12 auto_close_s=30")
+        }
+    }
+
+    /// Every setting `garaged --help` lists (from the catalog) is documented in the README's
+    /// table and shown in the example config, so a new setting cannot be left out of either.
+    func testEverySettingIsInTheREADMEAndTheExampleConfig() throws {
+        let help = try spawn(try Binaries.path(of: "garaged"), ["--help"], name: "garaged-help")
+        XCTAssertEqual(help.waitForExit(timeout: .seconds(5)), .exited(0))
+        let keys = help.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("--") else { return nil }
+            let flag = line.dropFirst(2).prefix { $0 != " " && $0 != ":" }
+            return String(flag.hasPrefix("[no-]") ? flag.dropFirst(5) : flag)
+        }
+        XCTAssertGreaterThan(keys.count, 15, help.stdout)
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let readme = readText(repo + "/README.md"), example = readText(repo + "/packaging/garaged.conf.example")
+        for key in keys {
+            XCTAssertTrue(readme.contains("| `\(key)`") || readme.contains("`\(key)`,") || readme.contains(", `\(key)`"), "README's settings table lacks \(key)")
+            XCTAssertTrue(example.contains("\n\(key) = ") || example.contains("# \(key) = "), "the example config lacks \(key)")
         }
     }
 }

@@ -184,7 +184,7 @@ trace_start
 kprobes_add || log "no kprobes on the bluetooth module: no kernel stamps for advertising and connections"
 trace_mark "wall $EPOCHREALTIME"  # one instant on both clocks, to put btmon's stamps on the trace's
 start_daemon d --pins "$PINS" --socket "$sock" --relay "$SIM_CHIP:relay" \
-    --pulse-ms $PULSE_MS --travel-s $TRAVEL_S --auto-close-s 0 --ble hci0
+    --pulse-ms $PULSE_MS --travel-s $TRAVEL_S --auto-close-s 0 --ble-adapter hci0
 wait_ready "$DAEMON_PID" "$sock"
 wait_until 15 "advertising in garaged's log" _log_has ' advertising detail=' ||
     fail "garaged did not start advertising on hci0: $(grep -E 'bluetooth|advertis' "$ST_OUT/d.log" | tail -n 3 | tr '\n' ' ')"

@@ -10,19 +10,12 @@ import Glibc
 /// and whenever a phone connects or leaves, so an adapter that is missing at start, goes down,
 /// is reset or unplugged is taken back when it returns, while the local socket goes on serving.
 final class BluetoothPeripheral: @unchecked Sendable {
-    struct Settings {
-        var adapter: String?
-        var gatt: GarageGATT
-        var advertising: GarageAdvertising
-        var intervalUnits: UInt16
-    }
-
     private enum Phase: Equatable {
         case searching(String)   // why there is no usable adapter
         case serving(devID: Int32, listenerFD: Int32)
     }
 
-    private let settings: Settings
+    private let settings: BluetoothSettings
     private let loop: DoorLoop
     private let log: Logger
     private let wake = WakeEvent()
@@ -41,7 +34,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
     /// How long to wait after a phone connects or leaves before re-arming advertising.
     static let settle: Duration = .milliseconds(250)
 
-    init(settings: Settings, loop: DoorLoop, log: Logger) {
+    init(settings: BluetoothSettings, loop: DoorLoop, log: Logger) {
         self.settings = settings
         self.loop = loop
         self.log = log

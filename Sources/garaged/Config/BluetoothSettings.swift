@@ -1,38 +1,26 @@
 import DoorCore
 
-/// The Bluetooth side of the settings: which adapter, what the phone sees (GATT name), and what
-/// the garage advertises (the book's iBeacon, the service UUID, the interval).
-struct BluetoothSettings {
+/// The Bluetooth side of the settings, built once: which adapter, what the phone sees (the
+/// GATT database with its name), and what the garage advertises (the book's iBeacon, the
+/// service UUID, the interval).
+struct BluetoothSettings: Sendable {
     var adapter: String?
     var gatt: GarageGATT
     var advertising: GarageAdvertising
+    /// The advertising interval in the controller's units of 0.625 ms.
     var intervalUnits: UInt16
 
-    init(flags: Settings.Overrides, file: ConfigFile?) throws(ConfigError) {
-        adapter = flags.adapter ?? file?["ble-adapter"]
-        let name = flags.bleName ?? file?["ble-name"] ?? GarageGATT.defaultName
+    init(_ values: SettingValues) throws(ConfigError) {
+        adapter = values.bleAdapter
         do {
-            gatt = try GarageGATT(name: name)
+            gatt = try GarageGATT(name: values.bleName)
         } catch {
-            throw ConfigError("--ble-name '\(name)': \(error)")
+            throw ConfigError("--ble-name '\(values.bleName)': \(error)")
         }
-        let uuidText = flags.beaconUUID ?? file?["beacon-uuid"]
-        var beacon = IBeacon()
-        if let uuidText {
-            guard uuidText.utf8.count == 36, let uuid = BluetoothUUID(uuidText) else {
-                throw ConfigError("--beacon-uuid '\(uuidText)' is not a 128-bit UUID like 00000000-0000-0000-0000-0000000000FF")
-            }
-            beacon.proximityUUID = uuid
-        }
-        beacon.major = UInt16(try Settings.ranged("beacon-major", flags.beaconMajor, file, default: 0, 0...65535, unit: "iBeacon major"))
-        beacon.minor = UInt16(try Settings.ranged("beacon-minor", flags.beaconMinor, file, default: 1, 0...65535, unit: "iBeacon minor"))
-        beacon.measuredPower = Int8(try Settings.ranged("beacon-power", flags.beaconPower, file,
-                                                        default: Int(IBeacon.defaultMeasuredPower), -127...20,
-                                                        unit: "dBm measured at 1 m"))
-        advertising = GarageAdvertising(beacon: beacon, name: name)
-        let ms = try Settings.ranged("advertising-interval-ms", flags.advertisingIntervalMs, file,
-                                     default: GarageAdvertising.intervalMilliseconds, 20...10240, unit: "milliseconds")
-        intervalUnits = UInt16(ms * 1000 / 625)
+        let beacon = IBeacon(proximityUUID: values.beaconUUID, major: UInt16(values.beaconMajor),
+                             minor: UInt16(values.beaconMinor), measuredPower: Int8(values.beaconPower))
+        advertising = GarageAdvertising(beacon: beacon, name: values.bleName)
+        intervalUnits = UInt16(values.advertisingIntervalMs * 1000 / 625)
         do {
             _ = try advertising.advertisingData()
             _ = try advertising.scanResponse()

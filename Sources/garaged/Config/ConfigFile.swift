@@ -9,14 +9,14 @@ import Glibc
 /// key: an unknown or repeated key, an empty value, a `#` in an unquoted value (a trailing
 /// comment), text that is not UTF-8.
 struct ConfigFile {
-    static let keys: Set<String> = ["pins", "events", "socket", "socket-group", "relay", "active-low", "pulse-ms",
-                                    "travel-s", "auto-close-s", "ble", "ble-adapter", "att-socket",
-                                    "ble-name", "beacon-uuid", "beacon-major", "beacon-minor",
-                                    "beacon-power", "advertising-interval-ms"]
+    /// The keys a file may set: every setting in the catalog.
+    static let keys: Set<String> = Set(Catalog.all.map(\.key))
     /// Larger than any config file garaged could mean.
     static let maxBytes = 256 * 1024
 
     private(set) var values: [String: String] = [:]
+    /// The line each key was set on, for messages.
+    private var lines: [String: Int] = [:]
     let path: String
 
     init(path: String) throws(ConfigError) {
@@ -82,24 +82,15 @@ struct ConfigFile {
                 throw ConfigError("\(at): '\(key)' has a control character (a tab?) in its value")
             }
             values[key] = value
+            lines[key] = i + 1
         }
     }
 
     subscript(key: String) -> String? { values[key] }
 
-    func int(_ key: String) throws(ConfigError) -> Int? {
-        guard let v = values[key] else { return nil }
-        guard let n = Int(v) else { throw ConfigError("\(path): '\(key) = \(v)' is not a whole number") }
-        return n
-    }
-
-    func bool(_ key: String) throws(ConfigError) -> Bool? {
-        guard let v = values[key] else { return nil }
-        switch v.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw ConfigError("\(path): '\(key) = \(v)' must be true or false")
-        }
+    /// Where `key` was set, for a message: `garaged.conf:12: pulse-ms = 10`.
+    func origin(of key: String) -> String {
+        "\(path):\(lines[key] ?? 0): \(key) = \(values[key] ?? "")"
     }
 }
 

@@ -52,15 +52,15 @@ struct Daemon {
         if limit >= 0, open >= 0, limit - open < Daemon.descriptorsNeeded {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
         }
-        let tableFile = PinTableFile(path: settings.pinsPath)
+        let tableFile = PinTableFile(path: settings.pins)
         let lock: TableLock
         let table: PinTable
         let line: any RelayLine
         do {
-            lock = try TableLock.acquire(tablePath: settings.pinsPath)
+            lock = try TableLock.acquire(tablePath: settings.pins)
             // The lock is ours, so no save is under way: what a killed save left is stale.
-            let labelsPath = LabelsFile(tablePath: settings.pinsPath).path
-            for stale in AtomicFile.removeStaleTemporaries(of: settings.pinsPath) + AtomicFile.removeStaleTemporaries(of: labelsPath) {
+            let labelsPath = LabelsFile(tablePath: settings.pins).path
+            for stale in AtomicFile.removeStaleTemporaries(of: settings.pins) + AtomicFile.removeStaleTemporaries(of: labelsPath) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
             }
             table = try tableFile.load()
@@ -72,14 +72,14 @@ struct Daemon {
         }
         var listeners: [Listener] = []
         do {
-            let local = try LocalListener(path: settings.socketPath,
+            let local = try LocalListener(path: settings.socket,
                                           group: settings.socketGroup.map { ($0.name, $0.gid) },
                                           required: settings.socketGroup?.explicit ?? false)
             if let problem = local.groupProblem {
                 log.warning("socket-group", ["problem": problem, "effect": "only the daemon's own user and root can use the socket"])
             }
             listeners.append(local)
-            if let path = settings.attSocketPath {
+            if let path = settings.attSocket {
                 listeners.append(try ATTSocketListener(path: path, gatt: settings.bluetooth.gatt))
             }
         } catch {
@@ -88,7 +88,7 @@ struct Daemon {
             throw StartupError(description: error.description)
         }
         let pulser = PulseDriver(line: line, pulse: settings.timing.pulse, clock: clock, log: log)
-        let labelsFile = LabelsFile(tablePath: settings.pinsPath)
+        let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()
         do {
             labels = try labelsFile.load()
@@ -108,20 +108,17 @@ struct Daemon {
         loop.record(.start, source: "garaged", detail: "pid \(getpid())")
         let t = settings.timing
         log.info("start", [
-            "pid": String(getpid()), "pins": settings.pinsPath,
+            "pid": String(getpid()), "pins": settings.pins,
             "slots": "\(table.entries.count + 1)/\(table.capacity)",
             "listening": listeners.map(\.description).joined(separator: ", "),
             "relay": line.description, "pulse_ms": String(t.pulse.nanoseconds / 1_000_000),
             "travel_s": String(t.travel.secondsRoundedUp),
             "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
-            "ble": settings.bluetoothEnabled ? settings.bluetooth.adapter ?? "first adapter" : "off",
+            "ble": settings.ble ? settings.bleAdapter ?? "first adapter" : "off",
             "door": "CLOSED (assumed)", "events": settings.eventsPath,
             "max_connections": String(loop.connectionLimit),
         ])
-        let ble = settings.bluetooth
-        let peripheral = !settings.bluetoothEnabled ? nil :
-            BluetoothPeripheral(settings: .init(adapter: ble.adapter, gatt: ble.gatt, advertising: ble.advertising,
-                                                intervalUnits: ble.intervalUnits), loop: loop, log: log)
+        let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log) : nil
         loop.start()
         peripheral?.start()
 

@@ -8,17 +8,17 @@ enum RelaySpec: Equatable, CustomStringConvertible {
     static let defaultValue = "sim:/run/garaged/relay.trace"
 
     /// Parses the spec; the error says what a valid one looks like.
-    static func parse(_ text: String) throws(ConfigError) -> RelaySpec {
+    static func parse(_ text: String) throws(SettingError) -> RelaySpec {
         if text.hasPrefix("sim:") {
             let path = String(text.dropFirst(4))
             guard !path.isEmpty else {
-                throw ConfigError("--relay sim: needs a trace file, e.g. sim:/tmp/relay.trace")
+                throw SettingError("sim: needs a trace file, e.g. sim:/tmp/relay.trace")
             }
             return .simulated(path: path)
         }
         guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
               text.index(after: colon) != text.endIndex else {
-            throw ConfigError("--relay '\(text)' is not CHIP:LINE (e.g. gpiochip0:17 or gpiochip0:GPIO17) or sim:FILE")
+            throw SettingError("'\(text)' is not CHIP:LINE (e.g. gpiochip0:17 or gpiochip0:GPIO17) or sim:FILE")
         }
         return .gpio(chip: String(text[..<colon]), line: String(text[text.index(after: colon)...]))
     }
