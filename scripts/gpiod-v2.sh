@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Proves that Sources/CGpio/cgpio.c compiles and links against libgpiod v2 without touching the
+# Proves that Sources/CGpio/*.c compiles and links against libgpiod v2 without touching the
 # system (Debian 12 only ships libgpiod v1). Everything lives under .cache/gpiod-v2 (git-ignored):
 #
 #   1. download the PyPI `gpiod` 2.x sdist, which bundles libgpiod 2.x's C sources (once);
 #   2. build a static libgpiod_v2static.a from them and write a libgpiod.pc for it (once);
-#   3. C-only check, always: compile cgpio.c with -Wall -Wextra -Werror against the v2 headers,
+#   3. C-only check, always: compile CGpio's C files with -Wall -Wextra -Werror against the v2 headers,
 #      link a tiny program calling every cgpio_* function against the static v2 library, run it;
 #      the same against the system libgpiod (v1) when it is installed, for comparison;
 #   4. with --swift: PKG_CONFIG_PATH=<v2 dir> swift build --scratch-path .build-v2 --product garaged
@@ -49,7 +49,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || printf "\ngpiod-v2.sh: FAILED (exit %s) while %s\n
 command -v "$CC" >/dev/null || die "C compiler '$CC' not found (set CC=...)"
 command -v ar >/dev/null || die "'ar' not found (apt-get install binutils)"
 command -v pkg-config >/dev/null || die "pkg-config not found (apt-get install pkg-config)"
-[ -f "$root/Sources/CGpio/cgpio.c" ] || die "$root/Sources/CGpio/cgpio.c is missing"
+ls "$root"/Sources/CGpio/*.c > /dev/null 2>&1 || die "no C files in $root/Sources/CGpio"
 mkdir -p "$cache/dl"
 
 # --- 1. the sdist ---------------------------------------------------------------------------
@@ -155,6 +155,20 @@ int main(int argc, char **argv) {
         return 1;
     }
     cgpio_output_close(NULL);
+    memset(err, 'x', sizeof err);
+    cgpio_input *in = cgpio_input_open(chip, line, 1, "cgpio-smoke", err, sizeof err);
+    if (in != NULL) {
+        cgpio_edge edges[4];
+        printf("input open(%s, %s) succeeded; value %d, edges %d\n", chip, line, cgpio_input_value(in),
+               cgpio_input_read_edges(in, edges, 4));
+        cgpio_input_close(in);
+    } else if (memchr(err, '\0', sizeof err) == NULL || err[0] == '\0') {
+        fprintf(stderr, "input open(%s, %s) failed without an error sentence\n", chip, line);
+        return 1;
+    } else {
+        printf("input open(%s, %s) -> NULL: %s\n", chip, line, err);
+    }
+    cgpio_input_close(NULL);
     return 0;
 }
 EOF
@@ -166,23 +180,28 @@ check() {
     cflags="$(PKG_CONFIG_PATH="$pcpath" pkg-config --cflags libgpiod)" || die "pkg-config --cflags failed"
     libs="$(PKG_CONFIG_PATH="$pcpath" pkg-config --libs libgpiod)" || die "pkg-config --libs failed"
     # shellcheck disable=SC2086
-    "$CC" -std=c11 -Wall -Wextra -Werror -I "$root/Sources/CGpio/include" $cflags \
-        -c "$root/Sources/CGpio/cgpio.c" -o "$work/cgpio-$expect.o" \
-        || die "cgpio.c does not compile cleanly against $name"
+    local objects=() c o
+    for c in "$root"/Sources/CGpio/*.c; do
+        o="$work/$(basename "$c" .c)-$expect.o"
+        # shellcheck disable=SC2086
+        "$CC" -std=c11 -Wall -Wextra -Werror -I "$root/Sources/CGpio/include" $cflags \
+            -c "$c" -o "$o" || die "$(basename "$c") does not compile cleanly against $name"
+        objects+=("$o")
+    done
     # shellcheck disable=SC2086
     "$CC" -std=c11 -Wall -Wextra -Werror -I "$root/Sources/CGpio/include" \
-        "$work/smoke.c" "$work/cgpio-$expect.o" $ldextra $libs -o "$work/smoke-$expect" \
+        "$work/smoke.c" "${objects[@]}" $ldextra $libs -o "$work/smoke-$expect" \
         || die "linking the smoke test against $name failed"
     out="$("$work/smoke-$expect" gpiochip0 17)" || die "smoke test against $name failed: $out"
     printf '%s\n' "$out" | sed 's/^/    /'
     grep -qx "cgpio_api_version() = $expect" <<<"$out" \
-        || die "cgpio.c was built as $(sed -n 's/^cgpio_api_version() = //p' <<<"$out") against $name, expected $expect"
+        || die "CGpio was built as $(sed -n 's/^cgpio_api_version() = //p' <<<"$out") against $name, expected $expect"
     say "C-only build against $name: OK, cgpio_api_version() = $expect"
 }
 
-say "C-only check: cgpio.c against libgpiod $libver (static, from the sdist)"
+say "C-only check: CGpio against libgpiod $libver (static, from the sdist)"
 check "libgpiod $libver (static)" v2 "$pcdir" ""
-# gpiod_chip_request_lines exists only in v2; cgpio.c's v2 path calls it.
+# gpiod_chip_request_lines exists only in v2; CGpio's v2 path calls it.
 if static_v2_linked "$work/smoke-v2" gpiod_chip_request_lines; then
     say "smoke-v2 has libgpiod $libver linked in statically (no libgpiod.so dependency)"
 else
@@ -191,9 +210,9 @@ fi
 
 if sysver="$(PKG_CONFIG_PATH= pkg-config --modversion libgpiod 2>/dev/null)"; then
     case "$sysver" in
-    1.*) say "C-only check: cgpio.c against the system libgpiod $sysver"
+    1.*) say "C-only check: CGpio against the system libgpiod $sysver"
          check "system libgpiod $sysver" v1 "" "" ;;
-    2.*) say "C-only check: cgpio.c against the system libgpiod $sysver"
+    2.*) say "C-only check: CGpio against the system libgpiod $sysver"
          check "system libgpiod $sysver" v2 "" "" ;;
     *) say "system libgpiod is $sysver: not checked" ;;
     esac
@@ -212,7 +231,7 @@ if [ "$want_swift" -eq 1 ]; then
         || die "swift build against libgpiod $libver failed (see above)"
     bin="$(cd "$root" && PKG_CONFIG_PATH="$pcdir" swift build --scratch-path .build-v2 --product garaged --show-bin-path)/garaged"
     [ -x "$bin" ] || die "swift build succeeded but $bin is missing"
-    # gpiod_chip_request_lines exists only in v2 and only cgpio.c's v2 path calls it, so its
+    # gpiod_chip_request_lines exists only in v2 and only CGpio's v2 path calls it, so its
     # presence means CGpio was compiled as v2 (cgpio_api_version() = "v2") and linked statically.
     if static_v2_linked "$bin" gpiod_chip_request_lines; then
         say "swift build of garaged: OK, CGpio built as v2 (cgpio_api_version() = v2), libgpiod $libver linked statically"

@@ -5,16 +5,14 @@ import XCTest
 final class OutcomeEventsTests: XCTestCase {
     private let remote = RequestSource("bluetooth test", channel: .remote)
 
-    private func events(_ c: inout Controller, _ s: String, at ms: Int, before: Labels? = nil) -> [EventRecord] {
-        let labelsBefore = before ?? c.labels
-        let outcome = c.handle(Array(s.utf8), from: remote, at: t(ms))
-        return outcome.events(source: remote.description, at: 42, labelsBefore: labelsBefore,
-                              labelsAfter: c.labels)
+    private func events(_ c: inout Controller, _ s: String, at ms: Int) -> [EventRecord] {
+        c.handle(Array(s.utf8), from: remote, at: t(ms), wall: 42).records
     }
 
     func testOpensAdminChangesWrongPINsAndLockoutsAreEventsAndReadsAreNot() throws {
-        var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4),
-                           door: Door(timing: .book), store: MemoryStore(), labels: Labels([1: "Alice"]))
+        var table = try PinTable(master: pin("12345"), capacity: 4)
+        try table.put(pin("zzzzz"), inSlot: 2)
+        var c = Controller(table: table, door: Door(timing: .book), store: MemoryStore(), labels: Labels([2: "Alice"]))
         XCTAssertEqual(events(&c, "12345Aaaaaa", at: 0).map(\.kind), [.add])
         XCTAssertEqual(events(&c, "aaaaaO=1", at: 10),
                        [EventRecord(time: 42, kind: .open, source: "bluetooth test", slot: 1, label: nil, detail: "pressed")])
@@ -22,7 +20,7 @@ final class OutcomeEventsTests: XCTestCase {
         XCTAssertEqual(events(&c, "12345P", at: 30), [])
         XCTAssertEqual(events(&c, "1234", at: 40), [], "a malformed request is not an event")
         XCTAssertEqual(events(&c, "12345O=0", at: 50).first?.detail, "ERR BUSY")
-        let deleted = events(&c, "12345D1", at: 60, before: Labels([1: "Alice"]))
+        let deleted = events(&c, "12345D2", at: 60)
         XCTAssertEqual(deleted.map(\.kind), [.delete])
         XCTAssertEqual(deleted.first?.label, "Alice", "a delete is named by the label the slot had")
         for i in 0..<4 { XCTAssertEqual(events(&c, "wrongO=1", at: 100 + i).map(\.kind), [.wrongPIN]) }

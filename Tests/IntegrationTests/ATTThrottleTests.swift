@@ -30,8 +30,17 @@ final class ATTThrottleTests: GaragedTestCase {
         let root = try daemon.connect()
         XCTAssertEqual(try root.ask("12345O=1"), "OK")
         if let press = try waitForNextPress(daemon) { assertWidth(press, 300, "root locally during an ATT lockout") }
-        // Root's reply went to root only.
-        try phone.assertNothingPending("the bearer, after root's open")
+        // Root's reply went to root only; the phone is told the door's new state (a push to
+        // every phone that enabled notifications), nothing else.
+        try phone.send("0A 03 00")
+        var pushed: [String] = []
+        while true {
+            let pdu = attBytes(try phone.receive())
+            if pdu.first == 0x0B { break }
+            pushed.append(String(decoding: pdu.dropFirst(3), as: UTF8.self))
+        }
+        XCTAssertFalse(pushed.isEmpty, "the phone is told the door moved")
+        XCTAssertTrue(pushed.allSatisfy { $0.hasPrefix("S OPEN") }, "only state pushes, never root's reply: \(pushed)")
         waitUntil("the lockout in the daemon's log", timeout: .seconds(3)) {
             daemon.log.contains("lockout source=\"att-socket uid=\(getuid())\"")
         }

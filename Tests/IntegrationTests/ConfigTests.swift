@@ -144,7 +144,7 @@ final class ConfigTests: GaragedTestCase {
         let help = try spawn(try Binaries.path(of: "garaged"), ["--help"], name: "garaged-help")
         XCTAssertEqual(help.waitForExit(timeout: .seconds(5)), .exited(0))
         let keys = help.stdout.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("--") else { return nil }
+            guard line.hasPrefix("--"), line.contains(": ") else { return nil }
             let flag = line.dropFirst(2).prefix { $0 != " " && $0 != ":" }
             return String(flag.hasPrefix("[no-]") ? flag.dropFirst(5) : flag)
         }

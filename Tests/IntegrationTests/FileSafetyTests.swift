@@ -73,12 +73,13 @@ final class FileSafetyTests: GaragedTestCase {
     }
 
     /// `ERR STORE` used to be logged without its cause. A file-size limit below the table's
-    /// size makes every save fail (EFBIG, now that SIGXFSZ is ignored) without root bypassing it.
+    /// size (1024 bytes) makes every save fail (EFBIG, now that SIGXFSZ is ignored) without
+    /// root bypassing it; the log, a file too, stays under it (no auto-close, no warnings).
     func testAFailedSaveIsLoggedWithItsCause() throws {
         try initTable()
         let prlimit = try Binaries.system("prlimit", package: "util-linux")
-        let process = try spawn(prlimit, ["--fsize=600", "--", try Binaries.path(of: "garaged"), "--pins", pinsPath,
-                                          "--socket", socketPath, "--relay", "sim:\(tracePath)", "--no-ble"], name: "garaged-fsize")
+        let process = try spawn(prlimit, ["--fsize=1000", "--", try Binaries.path(of: "garaged"), "--pins", pinsPath,
+                                          "--socket", socketPath, "--relay", "sim:\(tracePath)", "--no-ble", "--auto-close-s", "0"], name: "garaged-fsize")
         let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
         try waitForSocket(daemon)
         let table = readBytes(pinsPath)

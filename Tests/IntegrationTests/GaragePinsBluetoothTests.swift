@@ -18,7 +18,7 @@ final class GaragePinsBluetoothTests: GaragedTestCase {
         XCTAssertEqual(try phone.notification(), "OK 1")
         XCTAssertEqual(readBytes(pinsPath), expectedImage(slots([1: "abcde"])))
         // Nothing was counted against the throttle, and no label was written.
-        XCTAssertEqual(try daemon.ask("12345Lstatus"), #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}}}"#)
+        XCTAssertTrue(try daemon.ask("12345Lstatus").hasPrefix(#"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}},"mode":"believed""#))
         XCTAssertFalse(readText(pinsPath + ".labels").contains("Eve"))
     }
 }

@@ -2,6 +2,7 @@
 #define CGPIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// One output line held for the owner's whole life (opaque: v1 and v2 differ underneath).
 typedef struct cgpio_output cgpio_output;
@@ -21,6 +22,35 @@ int cgpio_output_set(cgpio_output *out, int active);
 
 /// Sets the line inactive and releases it.
 void cgpio_output_close(cgpio_output *out);
+
+/// One input line reporting its edges (a door's limit switch), held for the owner's life.
+typedef struct cgpio_input cgpio_input;
+
+/// One edge of an input: its logical level after the edge (1 = active) and when the kernel saw
+/// it (CLOCK_MONOTONIC nanoseconds).
+typedef struct {
+    int active;
+    uint64_t timestamp_ns;
+} cgpio_edge;
+
+/// Requests CHIP:LINE as an input that reports both edges, with the kernel inverting the
+/// levels when active_low is non-zero (a switch that pulls the line low when the door is there).
+/// Chip and line as for cgpio_output_open. On failure returns NULL and writes a sentence into err.
+cgpio_input *cgpio_input_open(const char *chip, const char *line, int active_low,
+                              const char *consumer, char *err, size_t err_len);
+
+/// The descriptor that polls readable when edges wait to be read.
+int cgpio_input_fd(cgpio_input *in);
+
+/// The logical level now (1 = active), or -errno.
+int cgpio_input_value(cgpio_input *in);
+
+/// Reads up to `max` waiting edges into `edges`, oldest first, without waiting; returns how
+/// many (0 when none wait), or -errno.
+int cgpio_input_read_edges(cgpio_input *in, cgpio_edge *edges, int max);
+
+/// Releases the line.
+void cgpio_input_close(cgpio_input *in);
 
 /// "v1" or "v2": which libgpiod API this build was compiled against.
 const char *cgpio_api_version(void);

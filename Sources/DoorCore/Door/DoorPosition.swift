@@ -1,8 +1,13 @@
-/// Where the daemon believes the door is. Without a sensor this is belief, not fact: a push
-/// button only toggles, so the daemon tracks each press and the travel time that follows.
+/// Where the door is. With position sensors this is what they say (and, with one sensor,
+/// what follows from it and the travel time); without, it is what the daemon believes from
+/// its own presses and the travel time.
 public enum DoorPosition: String, Sendable, CaseIterable {
     case closed = "CLOSED"
     case opening = "OPENING"
     case open = "OPEN"
     case closing = "CLOSING"
+    /// The door left a limit and reached neither within the travel time (stopped halfway,
+    /// reversed onto an obstacle and stopped), or where it is is not known (at start with a
+    /// sensor that reads neither end).
+    case stopped = "STOPPED"
 }

@@ -17,6 +17,15 @@ public struct EventRecord: Equatable, Sendable {
         case unlock
         /// A request that waited too long to be judged, refused (`ERR STALE`).
         case stale
+        /// The door moved with no press of garaged's to explain it (its remote, the wall
+        /// button, a hand), or stopped halfway.
+        case door
+        case fault
+        case warning
+        case leftOpen = "left-open"
+        case hold
+        case light
+        case closeAfter = "close-after"
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
@@ -55,10 +64,10 @@ public struct EventRecord: Equatable, Sendable {
 
     public var importance: Importance {
         switch kind {
-        case .start, .stop, .autoClose, .unlock: return .kept
-        case .open, .close: return detail == "pressed" ? .kept : .attempt
-        case .add, .edit, .delete, .label: return detail?.hasPrefix("OK") == true ? .kept : .attempt
-        case .wrongPIN, .lockout, .stale: return .attempt
+        case .start, .stop, .autoClose, .unlock, .fault, .warning, .leftOpen: return .kept
+        case .open, .close: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
+        case .add, .edit, .delete, .label, .hold, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
+        case .wrongPIN, .lockout, .stale, .door, .light: return .attempt
         }
     }
 

@@ -4,7 +4,7 @@ extension Controller.Outcome {
     /// requests. Reads (status, list, log) and malformed requests are not events.
     /// `labelsBefore` names the slot an edit or delete changed; `labelsAfter` the slot an open
     /// or add used.
-    public func events(source: String, at time: Int64, labelsBefore: Labels, labelsAfter: Labels) -> [EventRecord] {
+    public func requestRecords(source: String, at time: Int64, labelsBefore: Labels, labelsAfter: Labels) -> [EventRecord] {
         func event(_ kind: EventRecord.Kind, slot: Int? = nil, label: String? = nil, detail: String?) -> EventRecord {
             EventRecord(time: time, kind: kind, source: source, slot: slot, label: label, detail: detail)
         }
@@ -14,7 +14,7 @@ extension Controller.Outcome {
         } else if result == .error(.stale) {
             events.append(event(.stale, detail: command))
         } else if let decoded, slot != nil {
-            let resultText = press != nil ? "pressed" : result.text
+            let resultText = presses.isEmpty ? result.text : "pressed"
             switch decoded {
             case .open:
                 events.append(event(.open, slot: slot, label: slot.flatMap { labelsAfter[$0] }, detail: resultText))
@@ -30,6 +30,15 @@ extension Controller.Outcome {
                 events.append(event(.delete, slot: slot, label: labelsBefore[slot], detail: result.text))
             case .local(.label(let slot, let name)):
                 events.append(event(.label, slot: slot, label: name, detail: result.text))
+            case .hold(let minutes):
+                events.append(event(.hold, slot: slot, label: slot.flatMap { labelsAfter[$0] },
+                                    detail: result.isError ? result.text : minutes == 0 ? "OK: ended" : "OK: \(minutes) min"))
+            case .light(let on):
+                events.append(event(.light, slot: slot, label: slot.flatMap { labelsAfter[$0] },
+                                    detail: result.isError ? result.text : on ? "OK: on" : "OK: off"))
+            case .closeAfter(let seconds):
+                events.append(event(.closeAfter, slot: slot, label: slot.flatMap { labelsAfter[$0] },
+                                    detail: result.isError ? result.text : seconds == 0 ? "OK: off" : "OK: \(seconds) s"))
             case .local(.unlock(let channel)):
                 events.append(event(.unlock, slot: slot, label: slot.flatMap { labelsAfter[$0] },
                                     detail: channel.map { "\($0.rawValue) channel" } ?? "every channel"))

@@ -56,6 +56,7 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
     case io(path: String, action: String, errno: Int32)
     case locked(path: String, holder: Int32?)
     case labels(path: String, reason: String)
+    case invalid(path: String, reason: String)
     case symlink(path: String, target: String, resolved: String?)
     case notRegular(path: String, kind: String)
     case tooLarge(path: String, size: Int, limit: Int)
@@ -75,6 +76,8 @@ public enum TableFileError: Error, Equatable, Sendable, CustomStringConvertible 
             return "PIN table \(path) is in use by \(who) (a running garaged?); stop it first, or talk to it through its socket"
         case .labels(let path, let reason):
             return "labels file \(path) is not valid: \(reason); fix that line, or delete the file to forget every label"
+        case .invalid(let path, let reason):
+            return "\(path) is not valid: \(reason); fix it, or delete the file to go back to the configured value"
         case .symlink(let path, let target, let resolved):
             let instead = resolved.map { "name the file itself (\($0))" } ?? "name a regular file instead"
             return "\(path) is a symbolic link to \(target); garaged does not follow links for the files it keeps (a save replaces the file, so the link would be replaced and its target never updated): \(instead)"

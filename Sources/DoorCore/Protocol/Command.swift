@@ -7,13 +7,16 @@ public enum Command: Equatable, Sendable {
     case add(PIN)      // A<pin>
     case edit(slot: Int, pin: PIN)  // E<index><pin>
     case delete(slot: Int)          // D<index>
+    case hold(minutes: Int)         // H=<minutes> (extension): no auto-close for that long; 0 ends it
+    case light(on: Bool)            // L=1 / L=0 (extension)
+    case closeAfter(seconds: Int)   // C=<seconds> (extension): the closing interval; 0 = off
     case local(LocalCommand)        // L<verb> ... (local socket only, extension)
 
     /// Only the master PIN (slot 0) may manage the table.
     public var needsMaster: Bool {
         switch self {
-        case .open, .close, .status: return false
-        case .list, .add, .edit, .delete: return true
+        case .open, .close, .status, .hold, .light: return false
+        case .list, .add, .edit, .delete, .closeAfter: return true
         case .local(let c): return c.needsMaster
         }
     }
@@ -28,6 +31,9 @@ public enum Command: Equatable, Sendable {
         case .add: return "add"
         case .edit(let slot, _): return "edit \(slot)"
         case .delete(let slot): return "delete \(slot)"
+        case .hold(let minutes): return "hold \(minutes)"
+        case .light(let on): return on ? "light on" : "light off"
+        case .closeAfter(let seconds): return "close-after \(seconds)"
         case .local(let c): return c.name
         }
     }

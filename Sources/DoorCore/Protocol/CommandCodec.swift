@@ -35,6 +35,10 @@ public enum CommandCodec {
                   let slot = decodeIndex(args.dropLast(PIN.length)) else { return .failure(.format) }
             command = .edit(slot: slot, pin: newPIN)
         case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
+        case UInt8(ascii: "H"): command = decodeSetting(args, max: Door.maxHoldMinutes).map { .hold(minutes: $0) }
+        case UInt8(ascii: "C"): command = decodeSetting(args, max: DoorTiming.autoCloseRange.upperBound).map { .closeAfter(seconds: $0) }
+        case LocalCommand.letter where args == Array("=1".utf8): command = .light(on: true)
+        case LocalCommand.letter where args == Array("=0".utf8): command = .light(on: false)
         case LocalCommand.letter: command = LocalCommand.decode(args).map(Command.local)
         default: return .failure(.command)
         }
@@ -54,6 +58,17 @@ public enum CommandCodec {
         return value
     }
 
+    /// `=<digits>` (1 to 5 ASCII digits) up to `max`; nil for anything else.
+    static func decodeSetting(_ args: [UInt8], max: Int) -> Int? {
+        guard args.first == UInt8(ascii: "="), (2...6).contains(args.count) else { return nil }
+        var value = 0
+        for b in args.dropFirst() {
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(b - UInt8(ascii: "0"))
+        }
+        return value <= max ? value : nil
+    }
+
     /// The request bytes a client sends: the inverse of `decode` (indexes as ASCII digits).
     public static func encode(_ request: Request) -> [UInt8] {
         var out = request.pin.bytes
@@ -65,6 +80,9 @@ public enum CommandCodec {
         case .add(let pin): out += Array("A".utf8) + pin.bytes
         case .edit(let slot, let pin): out += Array("E\(slot)".utf8) + pin.bytes
         case .delete(let slot): out += Array("D\(slot)".utf8)
+        case .hold(let minutes): out += Array("H=\(minutes)".utf8)
+        case .light(let on): out += Array((on ? "L=1" : "L=0").utf8)
+        case .closeAfter(let seconds): out += Array("C=\(seconds)".utf8)
         case .local(let c): out += [LocalCommand.letter] + Array(c.argumentText.utf8)
         }
         return out

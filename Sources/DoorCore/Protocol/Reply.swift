@@ -6,6 +6,10 @@ public enum Reply: Equatable, Sendable {
     case listed(count: Int)           // OK <count>, after the entries
     case entry(slot: Int, pin: PIN)   // <slot>=<pin>
     case status(DoorPosition, autoCloseIn: Int?)  // S <STATE> [<seconds>]
+    case warning(seconds: Int)        // W <seconds>: the door closes after the warning (pushed)
+    case warningOff                   // W OFF: a warned close was called off (pushed)
+    case fault(DoorFault)             // F <WHAT>, e.g. F NOT CLOSED (pushed)
+    case leftOpen(minutes: Int)       // LEFT OPEN <minutes> (pushed)
     case error(ErrorCode)
     case locked(seconds: Int)         // ERR LOCKED <seconds>
     /// One JSON object on one line: local-socket extensions only, so it may exceed 20 bytes.
@@ -21,6 +25,10 @@ public enum Reply: Equatable, Sendable {
         case .entry(let slot, let pin): return "\(slot)=\(pin.string)"
         case .status(let position, let seconds):
             return seconds.map { "S \(position.rawValue) \($0)" } ?? "S \(position.rawValue)"
+        case .warning(let seconds): return "W \(seconds)"
+        case .warningOff: return "W OFF"
+        case .fault(let f): return "F \(f.rawValue)"
+        case .leftOpen(let minutes): return "LEFT OPEN \(minutes)"
         case .error(let code): return "ERR \(code.rawValue)"
         case .locked(let seconds): return "ERR LOCKED \(seconds)"
         case .record(let value): return value.serialized

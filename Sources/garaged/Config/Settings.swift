@@ -12,6 +12,12 @@ struct Settings: Sendable {
     let timing: DoorTiming
     /// What the garage looks like over GATT and on the air; used by the ATT test socket too.
     let bluetooth: BluetoothSettings
+    /// Which limit switches there are, and where.
+    let sensing: DoorSensing
+    let sensorClosed: RelaySpec?
+    let sensorOpen: RelaySpec?
+    let warn: RelaySpec?
+    let light: RelaySpec?
     /// The group that may use the local socket (mode 0660), when there is one; `explicit` when
     /// it was set, not the default.
     let socketGroup: (name: String, gid: gid_t, explicit: Bool)?
@@ -21,8 +27,16 @@ struct Settings: Sendable {
 
     init(_ values: SettingValues) throws(ConfigError) {
         self.values = values
+        sensorClosed = try Catalog.spec(values.sensorClosed, "sensor-closed")
+        sensorOpen = try Catalog.spec(values.sensorOpen, "sensor-open")
+        warn = try Catalog.spec(values.warn, "warn")
+        light = try Catalog.spec(values.light, "light")
+        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil)
         timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
-                            autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS))
+                            autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
+                            warning: warn == nil ? nil : .seconds(values.warnS),
+                            leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
+                            light: light == nil ? nil : .seconds(values.lightS))
         bluetooth = try BluetoothSettings(values)
         if let name = values.socketGroup {
             guard let group = getgrnam(name) else {

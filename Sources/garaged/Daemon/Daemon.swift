@@ -55,7 +55,8 @@ struct Daemon {
         let tableFile = PinTableFile(path: settings.pins)
         let lock: TableLock
         let table: PinTable
-        let line: any RelayLine
+        let hardware: DoorHardware
+        var storedInterval: Int?
         do {
             lock = try TableLock.acquire(tablePath: settings.pins)
             // The lock is ours, so no save is under way: what a killed save left is stale.
@@ -64,7 +65,8 @@ struct Daemon {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
             }
             table = try tableFile.load()
-            line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
+            storedInterval = try ClosingIntervalFile(tablePath: settings.pins).load()
+            hardware = try DoorHardware.claim(settings, clock: clock)
         } catch let e as TableFileError {
             throw StartupError(description: e.description)
         } catch let e as RelayError {
@@ -84,10 +86,10 @@ struct Daemon {
             }
         } catch {
             for l in listeners { l.close() }
-            line.close()
+            hardware.releaseAll()
             throw StartupError(description: error.description)
         }
-        let pulser = PulseDriver(line: line, pulse: settings.timing.pulse, clock: clock, log: log)
+        let pulser = PulseDriver(line: hardware.relay, pulse: settings.timing.pulse, clock: clock, log: log)
         let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()
         do {
@@ -96,28 +98,38 @@ struct Daemon {
             // The door must still open: run without names, and say how to fix the file.
             log.warning("labels-unreadable", ["error": error.description])
         }
-        let controller = Controller(table: table, door: Door(timing: settings.timing), store: tableFile,
-                                    labels: labels, labelStore: labelsFile)
+        var timing = settings.timing
+        if let storedInterval { timing.autoClose = storedInterval == 0 ? nil : .seconds(storedInterval) }
+        let door = Door(timing: timing, sensing: settings.sensing, debounce: .milliseconds(settings.sensorDebounceMs),
+                        closed: hardware.closedActive, open: hardware.openActive,
+                        autoCloseAnyOpening: settings.autoCloseAny, at: clock.now())
+        let controller = Controller(table: table, door: door, store: tableFile, labels: labels, labelStore: labelsFile,
+                                    intervalStore: ClosingIntervalFile(tablePath: settings.pins))
         let keptFile = EventHistoryFile(path: settings.eventsPath)
         let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
         let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
         events.start()
-        let loop = DoorLoop(controller: controller, pulser: pulser, listeners: listeners, clock: clock, log: log,
-                            history: history, events: events)
-        loop.record(.start, source: "garaged", detail: "pid \(getpid())")
-        let t = settings.timing
-        log.info("start", [
-            "pid": String(getpid()), "pins": settings.pins,
-            "slots": "\(table.entries.count + 1)/\(table.capacity)",
-            "listening": listeners.map(\.description).joined(separator: ", "),
-            "relay": line.description, "pulse_ms": String(t.pulse.nanoseconds / 1_000_000),
-            "travel_s": String(t.travel.secondsRoundedUp),
-            "auto_close_s": t.autoClose.map { String($0.secondsRoundedUp) } ?? "off",
-            "ble": settings.ble ? settings.bleAdapter ?? "first adapter" : "off",
-            "door": "CLOSED (assumed)", "events": settings.eventsPath,
-            "max_connections": String(loop.connectionLimit),
-        ])
+        let loop = DoorLoop(controller: controller, pulser: pulser, outputs: hardware.outputs, switches: hardware.switches,
+                            listeners: listeners, clock: clock, log: log, history: history, events: events)
+        loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
+        let t = timing
+        let autoClose = (t.autoClose.map { String($0.secondsRoundedUp) } ?? "off") + (storedInterval != nil ? " (set from the app)" : "")
+        let doorAtStart = door.position.rawValue + (settings.sensing.believed ? " (assumed)" : "")
+        let switchList = hardware.switches.map { "\($0.which.rawValue) \($0.description)" }.joined(separator: ", ")
+        let warningLine = hardware.outputs.warning.map { "\($0.description), \(settings.warnS) s" } ?? "none"
+        let fields: [(String, String)] = [
+            ("pid", String(getpid())), ("pins", settings.pins), ("slots", "\(table.entries.count + 1)/\(table.capacity)"),
+            ("listening", listeners.map(\.description).joined(separator: ", ")),
+            ("relay", hardware.relay.description), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
+            ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
+            ("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
+            ("door", doorAtStart), ("sensing", settings.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
+            ("warning", warningLine), ("light", hardware.outputs.light?.description ?? "none"),
+            ("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit)),
+        ]
+        log.info("start", fields)
+        warnAboutAutoClose(timing, sensing: settings.sensing)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log) : nil
         loop.start()
         peripheral?.start()
@@ -127,10 +139,30 @@ struct Daemon {
         peripheral?.stop()
         loop.stop(reason: "SIG" + Daemon.name(of: received))
         pulser.shutdown()
+        hardware.releaseAllButTheRelay()
         events.stop()
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
         log.flush()
+    }
+
+    /// Says at start what an automatic close will do without the safeguards a garage should
+    /// have: no warning output (the U.S. rule for openers that close unattended, 16 CFR 1211.14,
+    /// asks for 5 s of light and sound first), a short warning, no sensors.
+    private func warnAboutAutoClose(_ timing: DoorTiming, sensing: DoorSensing) {
+        guard let interval = timing.autoClose else { return }
+        if let w = timing.warning, w < DoorTiming.warningMinimum {
+            log.warning("warning-short", ["warn_s": String(w.secondsRoundedUp),
+                                          "why": "below the 5 s the U.S. rule for unattended closing asks (16 CFR 1211.14)"])
+        }
+        if timing.warning == nil {
+            log.warning("auto-close-unwarned", ["after_s": String(interval.secondsRoundedUp),
+                "why": "no warning output (--warn): nobody in the garage is warned before the door closes by itself; the U.S. rule (16 CFR 1211.14) asks for 5 s of light and sound first"])
+        }
+        if sensing.believed {
+            log.warning("auto-close-blind", ["after_s": String(interval.secondsRoundedUp),
+                "why": "no position sensor: garaged only believes the door is open. If someone closed it by hand, the auto-close press opens it again and leaves it open; wire a reed switch (--sensor-closed)"])
+        }
     }
 
     /// Takes signals until one that stops the daemon; the others are logged and ignored.

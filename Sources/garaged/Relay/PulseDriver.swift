@@ -8,24 +8,39 @@ import Glibc
 /// does (a slow disk on a table save, a flood of requests) can stretch a press. It sleeps until
 /// the absolute end of the press on CLOCK_MONOTONIC, and it never keeps the relay energised
 /// longer than one pulse: a press asked for while one is under way is refused.
+///
+/// A guard thread watches every press: should the relay still be energised `guardMargin` after
+/// the press was due to end (the relay thread held up), the guard releases it. Any press that
+/// lasted longer than that is reported as an overrun (a fault the door records).
 final class PulseDriver: @unchecked Sendable {
     private struct State {
         var pending: Door.Press?
         var pressing = false
         var stopping = false
         var stopped = false
-        var onRelease: (@Sendable () -> Void)?
+        /// While the relay is energised: when the guard must release it.
+        var guardDeadline: Instant?
+        var overran = false
+        var onRelease: (@Sendable (_ overran: Bool) -> Void)?
     }
 
     /// A press left with at most this much to go is completed on shutdown; a longer one is cut.
     static let shutdownGrace: Duration = .milliseconds(500)
+    /// How far past its end a press may run before the guard releases the relay.
+    static let guardMargin: Duration = .milliseconds(100)
+    /// Real-time priority for the relay thread and its guard: they sleep almost always, and
+    /// when they wake they must release the relay now, not after whatever else the CPU does.
+    static let realtimePriority: Int32 = 50
 
     private let line: any RelayLine
+    /// The relay thread and the guard both drive the line; one at a time.
+    private let lineLock = Locked(())
     private let pulse: Duration
     private let clock: any MonotonicClock
     private let log: Logger
     private let state = Locked(State())
     private let wake = WakeEvent()
+    private let guardWake = WakeEvent()
     private let done = WakeEvent()
 
     init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger) {
@@ -34,6 +49,7 @@ final class PulseDriver: @unchecked Sendable {
         self.clock = clock
         self.log = log
         startThread(name: "relay") { [self] in run() }
+        startThread(name: "relay-guard") { [self] in guardRelay() }
     }
 
     /// Asks for one press; returns at once. False if a press is already under way.
@@ -50,9 +66,9 @@ final class PulseDriver: @unchecked Sendable {
         return accepted
     }
 
-    /// `body` runs on the relay thread after every press, once the relay is released: the door
-    /// loop learns that the next press may be decided.
-    func onRelease(_ body: @escaping @Sendable () -> Void) {
+    /// `body` runs on the relay thread after every press, once the relay is released, with
+    /// whether the press overran: the door loop learns that the next press may be decided.
+    func onRelease(_ body: @escaping @Sendable (_ overran: Bool) -> Void) {
         state.withLock { $0.onRelease = body }
     }
 
@@ -61,13 +77,10 @@ final class PulseDriver: @unchecked Sendable {
     func shutdown() {
         state.withLock { $0.stopping = true }
         wake.signal()
+        guardWake.signal()
         var fds = [pollfd(fd: done.fd, events: Int16(POLLIN), revents: 0)]
         while !state.withLock({ $0.stopped }) { waitFor(&fds, timeout: .seconds(1)) }
     }
-
-    /// Real-time priority for the relay thread: it sleeps almost always, and when it wakes it
-    /// must release the relay now, not after whatever else the CPU is doing.
-    static let realtimePriority: Int32 = 50
 
     private func run() {
         let rc = clinux_make_thread_realtime(PulseDriver.realtimePriority)
@@ -94,20 +107,22 @@ final class PulseDriver: @unchecked Sendable {
                 return
             case .some(.some(let reason)):
                 pressOnce(reason, fds: &fds)
-                let notify = state.withLock { s -> (@Sendable () -> Void)? in
-                    s.pressing = false
-                    return s.onRelease
+                let (notify, overran) = state.withLock { s -> ((@Sendable (Bool) -> Void)?, Bool) in
+                    defer { s.pressing = false; s.overran = false }
+                    return (s.onRelease, s.overran)
                 }
-                notify?()
+                notify?(overran)
             }
         }
     }
 
     private func pressOnce(_ reason: Door.Press, fds: inout [pollfd]) {
-        do {
-            try line.setActive(true)
-        } catch {
-            log.error("press-failed", ["reason": reason.rawValue, "error": error.description])
+        let failure = lineLock.withLock { _ -> RelayError? in
+            do throws(RelayError) { try line.setActive(true) } catch { return error }
+            return nil
+        }
+        if let failure {
+            log.error("press-failed", ["reason": reason.rawValue, "error": failure.description])
             release()
             return
         }
@@ -115,6 +130,8 @@ final class PulseDriver: @unchecked Sendable {
         // when setting it is slow (a busy GPIO controller, an emulated CPU).
         let start = clock.now()
         let end = start + pulse
+        state.withLock { $0.guardDeadline = end + PulseDriver.guardMargin }
+        guardWake.signal()
         log.info("press", ["reason": reason.rawValue, "pulse_ms": "\(pulse.nanoseconds / 1_000_000)"])
         var cut = false
         while true {
@@ -129,27 +146,61 @@ final class PulseDriver: @unchecked Sendable {
         }
         release()
         let width = clock.now() - start
+        let overran = width > pulse + PulseDriver.guardMargin
+        state.withLock {
+            $0.guardDeadline = nil
+            if overran { $0.overran = true }
+        }
         log.info("release", ["reason": reason.rawValue,
                              "width_ms": String(format3: Double(width.nanoseconds) / 1e6),
                              "cut_short": cut ? "yes" : "no"])
+        if overran {
+            log.error("relay-overrun", ["width_ms": String(format3: Double(width.nanoseconds) / 1e6),
+                                        "limit_ms": String((pulse + PulseDriver.guardMargin).nanoseconds / 1_000_000),
+                                        "why": "the relay thread was held up (a stopped process, an overloaded CPU)"])
+        }
+    }
+
+    /// The guard: sleeps until the energised relay's deadline, and releases it then if the
+    /// relay thread has not.
+    private func guardRelay() {
+        _ = clinux_make_thread_realtime(PulseDriver.realtimePriority)
+        var fds = [pollfd(fd: guardWake.fd, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let (deadline, stopped) = state.withLock { ($0.guardDeadline, $0.stopped || $0.stopping && !$0.pressing) }
+            if stopped { return }
+            if let deadline, clock.now() >= deadline {
+                release()
+                state.withLock {
+                    if $0.guardDeadline == deadline { $0.guardDeadline = nil; $0.overran = true }
+                }
+                log.error("relay-guard", ["action": "released the relay", "why": "it was still energised \(PulseDriver.guardMargin.nanoseconds / 1_000_000) ms after the press should have ended"])
+                continue
+            }
+            waitFor(&fds, timeout: deadline.map { $0 - clock.now() })
+            guardWake.drain()
+        }
     }
 
     /// Never leaves the relay energised: retries once, then says so loudly.
     private func release() {
-        do {
-            try line.setActive(false)
-        } catch {
-            log.error("release-failed", ["error": error.description, "action": "retrying"])
-            do { try line.setActive(false) } catch {
-                log.error("release-failed", ["error": error.description, "action": "the relay may still be energised; closing the line"])
+        lineLock.withLock { _ in
+            do throws(RelayError) {
+                try line.setActive(false)
+            } catch {
+                log.error("release-failed", ["error": error.description, "action": "retrying"])
+                do throws(RelayError) { try line.setActive(false) } catch {
+                    log.error("release-failed", ["error": error.description, "action": "the relay may still be energised; closing the line"])
+                }
             }
         }
     }
 
     private func finish() {
-        line.close()
+        lineLock.withLock { _ in line.close() }
         state.withLock { $0.stopped = true }
         done.signal()
+        guardWake.signal()
     }
 }
 

@@ -65,6 +65,15 @@ final class ATTConnection: Connection {    /// Packets waiting for a slow peer b
         }
     }
 
+    /// What every phone that enabled notifications is told unasked (a state change, a
+    /// warning, a fault): notifications, which count toward nothing.
+    func push(_ replies: [Reply]) {
+        for reply in replies {
+            guard let pdu = try? server.notification(reply.bytes) else { continue }
+            send(pdu)
+        }
+    }
+
     func flush() {
         while let packet = outbox.first {
             let n = packet.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }

@@ -48,15 +48,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             }
             rest = rest.dropFirst(n)
         }
-    default:  // the controller over Bluetooth: every reply fits one notification
+    default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
+              // one notification, and no press goes toward the end a switch says the door is at
+        let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(3), autoClose: .seconds(2),
+                                warning: .seconds(1), leftOpen: .seconds(5), light: .seconds(2))
         var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
-                                    door: Door(timing: .book), store: NullStore())
+                                    door: Door(timing: timing, sensing: DoorSensing(closedSwitch: true, openSwitch: true),
+                                               closed: true), store: NullStore())
         let remote = RequestSource("fuzz", channel: .remote)
         var ms: UInt64 = 0
         for line in input.split(separator: 0x0A, omittingEmptySubsequences: false) {
             ms += 700
-            let outcome = controller.handle(line, from: remote, at: Instant(nanoseconds: ms * 1_000_000))
-            for reply in outcome.replies { precondition(reply.bytes.count <= Reply.maxRecordLength) }
+            let now = Instant(nanoseconds: ms * 1_000_000)
+            let outcome: Controller.Outcome
+            // A line starting with a control byte is something the door sees instead of a request.
+            switch line.first {
+            case 0x01: outcome = controller.sensor(.closed, active: line.count > 1, at: now)
+            case 0x02: outcome = controller.sensor(.open, active: line.count > 1, at: now)
+            case 0x03: outcome = controller.relayReleased(at: now)
+            case 0x04: outcome = controller.tick(at: now)
+            default: outcome = controller.handle(line, from: remote, at: now)
+            }
+            for reply in outcome.replies + outcome.pushes { precondition(reply.bytes.count <= Reply.maxRecordLength) }
+            for press in outcome.presses {
+                let door = controller.door
+                if press == .open { precondition(!(door.isActive(.open) == true && door.isActive(.closed) != true)) }
+                else { precondition(!(door.isActive(.closed) == true && door.isActive(.open) != true)) }
+            }
         }
     }
     return 0

@@ -1,0 +1,83 @@
+/// What each command does once its PIN was accepted.
+extension Controller {
+    mutating func execute(_ command: Command, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> [Reply] {
+        switch command {
+        case .open, .close:
+            return [decide(door.request(open: command == .open, at: now), at: now, wall: wall, &outcome)]
+        case .hold(let minutes):
+            return [decide(door.hold(minutes: minutes, at: now), at: now, wall: wall, &outcome)]
+        case .light(let on):
+            return [decide(door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
+        case .closeAfter(let seconds):
+            do { try intervalStore?.save(seconds) } catch {
+                outcome.storeError = error.description
+                return [.error(.store)]
+            }
+            door.setAutoClose(seconds == 0 ? nil : .seconds(seconds), at: now)
+            return [.ok]
+        case .status:
+            return [.status(door.position, autoCloseIn: door.closesIn(at: now))]
+        case .list:
+            let entries = table.entries
+            return entries.map { Reply.entry(slot: $0.slot, pin: $0.pin) } + [.listed(count: entries.count)]
+        case .add(let pin):
+            return add(pin, label: nil, storeError: &outcome.storeError)
+        case .edit(let slot, let pin):
+            return change(storeError: &outcome.storeError) { table throws(ErrorCode) in try table.edit(slot: slot, to: pin); return .ok }
+        case .delete(let slot):
+            let replies = change(storeError: &outcome.storeError) { table throws(ErrorCode) in try table.delete(slot: slot); return .ok }
+            if replies == [.ok], labels[slot] != nil {
+                // Best effort: a label left on a free slot is never shown, and the next add
+                // into that slot rewrites the labels first.
+                var copy = labels
+                copy.set(nil, for: slot)
+                try? labelStore?.save(copy)
+                labels = copy
+            }
+            return replies
+        case .local(let local):
+            return execute(local, at: now, &outcome)
+        }
+    }
+
+    /// Carries a door decision into the outcome; returns its reply.
+    private mutating func decide(_ decision: Door.Decision, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> Reply {
+        report(decision.events, at: now, wall: wall, byRequest: true, into: &outcome)
+        return decision.reply
+    }
+
+    private mutating func execute(_ command: LocalCommand, at now: Instant, _ outcome: inout Outcome) -> [Reply] {
+        switch command {
+        case .list:
+            let records = table.entries.map { e -> Reply in
+                var m: [(String, JSONValue)] = [("slot", .number(Int64(e.slot))), ("pin", .string(e.pin.string))]
+                if let l = labels[e.slot] { m.append(("label", .string(l))) }
+                return .record(.object(m))
+            }
+            return records + [.listed(count: records.count)]
+        case .add(let pin, let label):
+            return add(pin, label: label, storeError: &outcome.storeError)
+        case .label(let slot, let name):
+            guard slot >= 1, slot < table.capacity, table.slots[slot] != nil else { return [.error(.slot)] }
+            var copy = labels
+            copy.set(name, for: slot)
+            do { try labelStore?.save(copy) } catch {
+                outcome.storeError = error.description
+                return [.error(.store)]
+            }
+            labels = copy
+            return [.ok]
+        case .status:
+            return [.record(statusRecord(at: now)), .ok]
+        case .log(let since):
+            outcome.query = .log(since: since)
+            return []
+        case .follow(let topic, let since):
+            outcome.query = .follow(topic, since: since)
+            return []
+        case .unlock(let channel):
+            throttle.clear(channel)
+            return [.ok]
+        }
+    }
+}

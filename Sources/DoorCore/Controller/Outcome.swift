@@ -1,0 +1,61 @@
+extension Controller {
+    /// Everything one input (a request, time passing, a switch, the relay's release)
+    /// produced, decided here so the daemon's loop only carries it out: the replies, what the
+    /// door does (presses first), what the history records, what is pushed to phones.
+    public struct Outcome: Sendable {
+        public var replies: [Reply] = []
+        /// What the door decided or saw, in order: presses, warning and light switching,
+        /// movement, faults.
+        public var door: [Door.Event] = []
+        /// What the history keeps of it (attempts among them are summarised by the caller).
+        public var records: [EventRecord] = []
+        /// Records pushed to every phone that enabled notifications (state changes, warnings,
+        /// faults, "left open"), each at most 20 bytes.
+        public var pushes: [Reply] = []
+        /// The command's name, when the request could be decoded.
+        public var command: String?
+        /// The slot whose PIN matched, when one did; logged instead of the PIN.
+        public var slot: Int?
+        /// Set when this wrong PIN started or extended a lockout: how long, and after how many
+        /// wrong PINs on the request's channel.
+        public var lockout: (duration: Duration, failures: Int)?
+        /// A local request the caller answers itself (the history lives in the daemon).
+        public var query: LocalQuery?
+        /// The decoded command, when the request could be decoded.
+        public var decoded: Command?
+        /// Why a save failed (`ERR STORE`), for the log: the file and the system's reason.
+        public var storeError: String?
+        /// Why the request was refused before it was judged, for the log (`ERR STALE`).
+        public var refusal: String?
+
+        public init() {}
+
+        /// The last reply, which is what the log records as the result.
+        public var result: Reply { replies.last ?? .ok }
+
+        /// The presses among the door's events, in order.
+        public var presses: [Door.Press] {
+            door.compactMap { if case .press(let p) = $0 { return p } else { return nil } }
+        }
+
+        /// True when the request changed the door or a setting: the log keeps these in full;
+        /// everything else may be summarised.
+        public var changedSomething: Bool {
+            if door.contains(where: { if case .press = $0 { return true }; if case .warning = $0 { return true }; return false }) {
+                return true
+            }
+            switch decoded {
+            case .add, .edit, .delete, .hold, .light, .closeAfter, .local(.add), .local(.label), .local(.unlock):
+                return !result.isError
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Local requests the controller authorises but cannot answer: the caller serves them.
+    public enum LocalQuery: Equatable, Sendable {
+        case log(since: Int64?)
+        case follow(LocalCommand.FollowTopic, since: Int64?)
+    }
+}

@@ -1,0 +1,128 @@
+/// The limit switches: their debounced levels decide the position, and every change is
+/// explained by a press of garaged's or reported as someone else's.
+extension Door {
+    /// A raw edge (or reading) of a switch at `now`. It counts once it has held for the
+    /// debounce period: `advance` applies it then (the caller's timer includes that moment).
+    public mutating func sensor(_ which: DoorSwitch, active: Bool, at now: Instant) -> [Event] {
+        switches[which]?.feed(active, at: now)
+        return advance(to: now)
+    }
+
+    /// A switch's level settled: the door arrived at an end or left one. Any movement calls
+    /// off a close whose warning is running (someone else is moving the door).
+    mutating func switchChanged(_ which: DoorSwitch, at now: Instant) -> [Event] {
+        var events = cancelClose("the door moved", at: now)
+        let closed = switches[.closed]?.stable == true, open = switches[.open]?.stable == true
+        if closed && open {
+            if fault != .sensors {
+                fault = .sensors
+                events.append(.fault(.sensors))
+            }
+            return events
+        }
+        if fault == .sensors { fault = nil }
+        if closed {
+            events += arrive(.closed, at: now)
+        } else if open {
+            events += arrive(.open, at: now)
+        } else {
+            events += leave(which == .closed ? .opening : .closing, at: now)
+        }
+        return events
+    }
+
+    /// The door left an end: moving, until it reaches an end, or for the travel time.
+    mutating func leave(_ moving: DoorPosition, at now: Instant) -> [Event] {
+        let toward: DoorPosition = moving == .opening ? .open : .closed
+        let ours = expectation?.target == toward
+        if ours, var e = expectation {
+            // Counted from when it started to move: openers take a moment to start.
+            e.left = true
+            e.by = max(e.by, now + timing.moving)
+            expectation = e
+        }
+        if moving == .opening { openedByGaraged = ours }
+        autoCloseAt = nil
+        travelEndsAt = now + timing.moving
+        enter(moving, at: now)
+        return [.moved(moving, bySomeoneElse: !ours)] + lightForMovement(at: now)
+    }
+
+    /// The door reached an end (sensed, or inferred when the travel time was up).
+    mutating func arrive(_ end: DoorPosition, at now: Instant) -> [Event] {
+        travelEndsAt = nil
+        var events: [Event] = []
+        let ours = expectation?.target == end
+        if ours {
+            expectation = nil
+        } else if let e = expectation, e.target != end {
+            // Pressed toward one end and arrived at the other: the opener reversed.
+            expectation = nil
+            events += failed(e)
+        }
+        enter(end, at: now)
+        events.insert(.moved(end, bySomeoneElse: !ours), at: 0)
+        switch end {
+        case .open:
+            if ours, fault == .didNotOpen || fault == .didNotMove { fault = nil }
+            restartAutoClose(at: now)
+        case .closed:
+            autoCloseAt = nil
+            autoCloseBlocked = false
+            openedByGaraged = false
+            if fault != .sensors { fault = nil }
+            events += cancelClose("the door closed", at: now)
+            if warningOn {
+                warningOn = false
+                warningOffAt = nil
+                events.append(.warning(on: false))
+            }
+        default:
+            break
+        }
+        return events
+    }
+
+    /// At an end a switch watches, the door did not arrive within the travel time.
+    mutating func stop(at now: Instant) -> [Event] {
+        enter(.stopped, at: now)
+        autoCloseAt = nil
+        return [.moved(.stopped, bySomeoneElse: expectation == nil)]
+    }
+
+    /// A press that did not bring the door where it should: reported, and an automatic close
+    /// is not tried again until the door is seen closed.
+    mutating func failed(_ e: Expectation) -> [Event] {
+        let f: DoorFault = !e.left ? .didNotMove : e.target == .open ? .didNotOpen : .didNotClose
+        fault = f
+        if e.target == .closed {
+            autoCloseBlocked = true
+            autoCloseAt = nil
+        }
+        var events: [Event] = [.fault(f)]
+        if warningOn {
+            warningOn = false
+            warningOffAt = nil
+            events.append(.warning(on: false))
+        }
+        return events
+    }
+
+    /// A fault seen outside the door's own reckoning (the relay overran).
+    public mutating func reportFault(_ f: DoorFault) -> [Event] {
+        fault = f
+        return [.fault(f)]
+    }
+
+    /// Sets the position; leaving CLOSED starts the "open for" count, reaching it ends it.
+    mutating func enter(_ p: DoorPosition, at now: Instant) {
+        if p == .closed {
+            openSince = nil
+            nextLeftOpen = nil
+        } else if openSince == nil {
+            openSince = now
+            nextLeftOpen = timing.leftOpen.map { now + $0 }
+        }
+        position = p
+    }
+}

@@ -1,0 +1,69 @@
+/// Time passing: switch levels settling, travel ending, a press that failed, the warning
+/// running out, auto-close, a hold ending, the door left open, the light going off.
+extension Door {
+    /// Moves time forward to `now` and returns what happened, in order.
+    public mutating func advance(to now: Instant) -> [Event] {
+        var events: [Event] = []
+        for which in DoorSwitch.allCases {
+            guard var d = switches[which], d.settle(at: now) != nil else { continue }
+            switches[which] = d
+            events += switchChanged(which, at: now)
+        }
+        if let end = travelEndsAt, now >= end {
+            travelEndsAt = nil
+            switch position {
+            case .opening: events += sensing.openSwitch ? stop(at: end) : arrive(.open, at: end)
+            case .closing: events += sensing.closedSwitch ? stop(at: end) : arrive(.closed, at: end)
+            default: break
+            }
+        }
+        if let e = expectation, now >= e.by {
+            expectation = nil
+            if position != e.target { events += failed(e) }
+        }
+        if let p = pendingClose, now >= p.at, !pressing {
+            pendingClose = nil
+            if position == .open || position == .stopped {
+                events += startPress(p.reason, at: now)
+            } else {
+                events += warningOff()
+            }
+        }
+        if warningOn, pendingClose == nil, let off = warningOffAt, now >= off { events += warningOff() }
+        if autoCloseArmed, !pressing, let due = autoCloseAt, now >= due {
+            autoCloseAt = nil
+            events += beginClose(.autoClose, at: now)
+        }
+        if let until = holdUntil, now >= until {
+            holdUntil = nil
+            events.append(.holdEnded)
+            if position == .open { restartAutoClose(at: now) }
+        }
+        if let next = nextLeftOpen, let since = openSince, let every = timing.leftOpen, now >= next {
+            events.append(.leftOpen(now - since))
+            var following = next + every
+            while following <= now { following = following + every }
+            nextLeftOpen = following
+        }
+        if lightOn, !lightManual, let off = lightOffAt, now >= off {
+            lightOn = false
+            lightOffAt = nil
+            events.append(.light(on: false))
+        }
+        return events
+    }
+
+    /// The relay finished the press this door decided; the next may be decided now (an
+    /// auto-close that fell due meanwhile, say).
+    public mutating func relayReleased(at now: Instant) -> [Event] {
+        pressing = false
+        return advance(to: now)
+    }
+
+    private mutating func warningOff() -> [Event] {
+        warningOffAt = nil
+        guard warningOn else { return [] }
+        warningOn = false
+        return [.warning(on: false)]
+    }
+}

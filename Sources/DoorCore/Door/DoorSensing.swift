@@ -1,0 +1,71 @@
+/// Which limit switches the door has: none (the daemon believes), one, or both.
+public struct DoorSensing: Equatable, Sendable {
+    public var closedSwitch: Bool
+    public var openSwitch: Bool
+
+    public init(closedSwitch: Bool = false, openSwitch: Bool = false) {
+        self.closedSwitch = closedSwitch
+        self.openSwitch = openSwitch
+    }
+
+    public static let none = DoorSensing()
+
+    /// True without any switch: positions are what the daemon's own presses imply.
+    public var believed: Bool { !closedSwitch && !openSwitch }
+
+    /// How the status and the start-up log describe it.
+    public var description: String {
+        switch (closedSwitch, openSwitch) {
+        case (false, false): return "believed (no sensors)"
+        case (true, false): return "sensed: closed switch; OPEN inferred from the travel time"
+        case (false, true): return "sensed: open switch; CLOSED inferred from the travel time"
+        case (true, true): return "sensed: closed and open switches"
+        }
+    }
+}
+
+/// The two limit switches.
+public enum DoorSwitch: String, Sendable, CaseIterable {
+    /// Active when the door is fully closed.
+    case closed
+    /// Active when the door is fully open.
+    case open
+}
+
+/// Turns a switch's raw edges into a stable level: a new level counts once it has held for
+/// `period` (contacts bounce for a few ms; a reed switch as the door passes, for longer).
+public struct Debouncer: Sendable, Equatable {
+    public let period: Duration
+    /// The level that counts.
+    public private(set) var stable: Bool
+    private var pending: (level: Bool, since: Instant)?
+
+    public init(period: Duration, initial: Bool) {
+        self.period = period
+        stable = initial
+    }
+
+    public static func == (a: Debouncer, b: Debouncer) -> Bool {
+        a.period == b.period && a.stable == b.stable && a.pending?.level == b.pending?.level && a.pending?.since == b.pending?.since
+    }
+
+    /// A raw edge (or reading) at `now`.
+    public mutating func feed(_ level: Bool, at now: Instant) {
+        if level == stable {
+            pending = nil
+        } else if pending?.level != level {
+            pending = (level, now)
+        }
+    }
+
+    /// The new stable level when a pending one has held long enough by `now`, else nil.
+    public mutating func settle(at now: Instant) -> Bool? {
+        guard let p = pending, now - p.since >= period else { return nil }
+        stable = p.level
+        pending = nil
+        return stable
+    }
+
+    /// When `settle` will have something to say.
+    public var deadline: Instant? { pending.map { $0.since + period } }
+}

@@ -1,0 +1,57 @@
+import DoorCore
+
+/// The lines the door uses, claimed together at start (the relay and the outputs inactive in
+/// the same request, the switches read) and given back together if the start fails.
+struct DoorHardware {
+    let relay: any RelayLine
+    let outputs: DoorOutputs
+    let switches: [any SwitchInput]
+    /// What the switches read at start (false for a switch there is not).
+    let closedActive: Bool
+    let openActive: Bool
+
+    static func claim(_ settings: Settings, clock: any MonotonicClock) throws(RelayError) -> DoorHardware {
+        var claimed: [any RelayLine] = []
+        var switches: [any SwitchInput] = []
+        func giveBack() {
+            for l in claimed { l.close() }
+            for s in switches { s.close() }
+        }
+        do throws(RelayError) {
+            let relay = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
+            claimed.append(relay)
+            let warning = try settings.warn.map { spec throws(RelayError) in try spec.open(activeLow: settings.warnActiveLow, clock: clock) }
+            if let warning { claimed.append(warning) }
+            let light = try settings.light.map { spec throws(RelayError) in try spec.open(activeLow: settings.lightActiveLow, clock: clock) }
+            if let light { claimed.append(light) }
+            var closed = false, open = false
+            if let spec = settings.sensorClosed {
+                let s = try spec.openSwitch(.closed, activeLow: settings.sensorClosedActiveLow, clock: clock)
+                switches.append(s)
+                closed = try s.level()
+            }
+            if let spec = settings.sensorOpen {
+                let s = try spec.openSwitch(.open, activeLow: settings.sensorOpenActiveLow, clock: clock)
+                switches.append(s)
+                open = try s.level()
+            }
+            return DoorHardware(relay: relay, outputs: DoorOutputs(warning: warning, light: light), switches: switches,
+                                closedActive: closed, openActive: open)
+        } catch {
+            giveBack()
+            throw error
+        }
+    }
+
+    /// Gives every line back (the relay's is the pulse driver's to close).
+    func releaseAllButTheRelay() {
+        outputs.close()
+        for s in switches { s.close() }
+    }
+
+    /// Gives every line back, the relay's too: for a start that failed after the claim.
+    func releaseAll() {
+        releaseAllButTheRelay()
+        relay.close()
+    }
+}

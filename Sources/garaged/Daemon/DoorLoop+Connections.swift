@@ -1,0 +1,92 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loop's connections: accepting them (and making room when full or out of
+/// descriptors), reading what they sent, dropping them.
+extension DoorLoop {
+    /// Accepts every waiting connection. When the loop is full, the connection that has been
+    /// silent longest makes room (a throttled one before one of the owner's), so idle
+    /// connections can never shut the owner out; out of descriptors, the spare one is used.
+    func acceptConnections(from listener: Listener) {
+        while true {
+            let connection: Connection?
+            do {
+                connection = try listener.accept(at: clock.now())
+            } catch let failure where failure.outOfDescriptors {
+                guard acceptWithSpare(listener) else { return }
+                continue
+            } catch {
+                log.error("accept-failed", ["listener": listener.description, "error": String(cString: strerror(error.errno)),
+                                            "action": "trying again in \(DoorLoop.acceptPause.nanoseconds / 1_000_000) ms"])
+                pausedListeners[listener.fd] = clock.now() + DoorLoop.acceptPause
+                return
+            }
+            guard let connection else { return }
+            makeRoom()
+            connections[connection.fd] = connection
+        }
+    }
+
+    /// Out of descriptors: gives up the spare to take the waiting connection, makes room by
+    /// dropping the idlest, and takes the spare back. False (the listener pauses) when even
+    /// that fails.
+    func acceptWithSpare(_ listener: Listener) -> Bool {
+        if spareFD >= 0 { close(spareFD); spareFD = -1 }
+        let connection = try? listener.accept(at: clock.now())
+        if let connection {
+            makeRoom(evictingAtLeastOne: true)
+            connections[connection.fd] = connection
+        }
+        spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if connection == nil || spareFD < 0 {
+            log.warning("out-of-descriptors", ["listener": listener.description, "connections": String(connections.count),
+                                               "action": "new connections wait \(DoorLoop.acceptPause.nanoseconds / 1_000_000) ms; raise LimitNOFILE"])
+            pausedListeners[listener.fd] = clock.now() + DoorLoop.acceptPause
+            return false
+        }
+        return true
+    }
+
+    /// Drops the idlest requesting connection (a throttled one before one of the owner's)
+    /// while the loop is full, or at least one when asked to.
+    func makeRoom(evictingAtLeastOne: Bool = false) {
+        let requesters = connections.values.filter { !isFollower($0) }
+        guard requesters.count >= connectionLimit || evictingAtLeastOne, let victim = requesters.min(by: {
+            ($0.source.isOwner ? 1 : 0, $0.lastHeard) < ($1.source.isOwner ? 1 : 0, $1.lastHeard)
+        }) else { return }
+        if logBursts.note("evicted", LogLine(event: "connection-evicted", fields: []), at: clock.now()) {
+            log.warning("connection-evicted", ["source": victim.source.description,
+                                               "why": "\(requesters.count) connections open (at most \(connectionLimit)); this one was the idlest"])
+        }
+        drop(victim)
+    }
+
+    func serve(_ connection: Connection) {
+        guard let incoming = connection.receive() else {
+            drop(connection)
+            return
+        }
+        if !incoming.isEmpty { connection.lastHeard = clock.now() }
+        for item in incoming where !connection.closing {
+            switch item {
+            case .refused(let reply, let why):
+                logRequest(connection.source, command: "?", result: reply, changed: false, extra: [("why", why)])
+                connection.deliver([reply])
+            case .request(let bytes, let receivedAt):
+                connection.deliver(handle(bytes, receivedAt: receivedAt, from: connection))
+                flushPushes()
+            }
+        }
+    }
+
+    func drop(_ connection: Connection) {
+        if let why = connection.closeReason {
+            log.warning("connection-dropped", ["source": connection.source.description, "why": why])
+        }
+        connection.close()
+        connections[connection.fd] = nil
+        pausedListeners.removeAll()  // a descriptor is free again
+    }
+}

@@ -1,0 +1,113 @@
+import DoorCore
+
+/// The loop's requests: judged by the controller, carried out, answered, logged; and the
+/// answers the loop gives itself (the history, followers).
+extension DoorLoop {
+    /// Judges one request and carries out what it asks (the press first); returns its replies.
+    func handle(_ request: [UInt8], receivedAt: Int64, from connection: Connection) -> [Reply] {
+        let source = connection.source
+        let outcome = controller.handle(request, from: source, at: clock.now(), wall: EventRecord.now(),
+                                        age: PacketSocket.age(of: receivedAt))
+        carryOut(outcome, summaryKey: source.summaryKey)
+        var extra: [(String, String)] = []
+        if let why = outcome.refusal { extra.append(("why", why)) }
+        if let error = outcome.storeError { extra.append(("error", error)) }
+        logRequest(source, command: outcome.command ?? "?", slot: outcome.slot, result: outcome.result,
+                   changed: outcome.changedSomething, extra: extra)
+        if let lock = outcome.lockout {
+            log.warning("lockout", ["source": source.description, "seconds": String(lock.duration.secondsRoundedUp),
+                                    "failures": String(lock.failures)])
+        }
+        switch outcome.query {
+        case .log(let since):
+            let records = history.since(since)
+            return records.map { .record($0.json) } + [.listed(count: records.count)]
+        case .follow(let topic, let since):
+            guard let client = connection as? LocalClient else { return [.error(.command)] }
+            let limit = source.isOwner ? DoorLoop.maxOwnerFollowers : DoorLoop.maxFollowers
+            let same = connections.values.filter { isFollower($0) && $0.source.isOwner == source.isOwner }.count
+            guard same < limit else {
+                log.warning("follow-refused", ["source": source.description,
+                                               "why": "\(same) \(source.isOwner ? "owner's" : "other users'") followers already (at most \(limit))"])
+                return [.error(.limit)]
+            }
+            client.follow(topic)
+            if topic == .status { return [.ok, .record(controller.statusRecord(at: clock.now()))] }
+            return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
+        case nil:
+            return outcome.replies
+        }
+    }
+
+    /// Logs a request: in full when it changed something, otherwise once per burst of the same
+    /// (source, command, result), whose count is logged when it ends.
+    func logRequest(_ source: RequestSource, command: String, slot: Int? = nil, result: Reply, changed: Bool,
+                    extra: [(String, String)] = []) {
+        let resultText: String
+        if case .locked = result { resultText = "ERR LOCKED" } else { resultText = result.text }
+        if !changed {
+            let line = LogLine(event: "request", fields: [("source", source.summaryKey), ("command", command), ("result", resultText)])
+            guard logBursts.note("request \(source.summaryKey) \(command) \(resultText)", line, at: clock.now()) else { return }
+        }
+        var fields: [(String, String)] = [("source", source.description), ("command", command),
+                                          ("slot", slot.map { String($0) } ?? "-"), ("result", result.text)]
+        fields += extra
+        log.info("request", fields)
+    }
+
+    /// Adds a record to the history and the event file, and pushes it to log followers.
+    func record(_ r: EventRecord) {
+        history.append(r)
+        events?.enqueue(r)
+        for c in followers(of: .log) { c.deliver([.record(r.json)]) }
+    }
+
+    /// Records what an outcome says happened; attempts once per burst (same kind, channel or
+    /// local user, slot), with the count when the burst ends.
+    func record(_ records: [EventRecord], summaryKey: String) {
+        for r in records {
+            if r.importance == .kept || eventBursts.note("\(r.kind) \(summaryKey) \(r.slot ?? -1)", r, at: clock.now()) {
+                record(r)
+            }
+        }
+    }
+
+    /// Logs and records the counts of bursts that ended (or ran a whole span).
+    func summariseBursts(_ lines: [BurstCounter<String, LogLine>.Summary],
+                         _ attempts: [BurstCounter<String, EventRecord>.Summary]) {
+        for s in lines {
+            log.info(s.first.event + "-repeats", s.first.fields + [("more", String(s.folded)),
+                                                                  ("over_s", String((s.to - s.from).secondsRoundedUp))])
+        }
+        for s in attempts {
+            var r = s.first
+            r.time = EventRecord.now()
+            r.count = s.folded
+            r.spanSeconds = (s.to - s.from).secondsRoundedUp
+            record(r)
+        }
+    }
+
+    func isFollower(_ c: Connection) -> Bool { (c as? LocalClient)?.following != nil }
+
+    func followers(of topic: LocalCommand.FollowTopic) -> [LocalClient] {
+        connections.values.compactMap { $0 as? LocalClient }.filter { $0.following == topic }
+    }
+
+    /// Pushes the status to status followers when the door, a lockout or a count of wrong
+    /// PINs changed (not on every second of a countdown).
+    func pushStatusIfChanged() {
+        let now = clock.now()
+        let door = controller.door
+        let lockouts = Throttle.Channel.allCases.map {
+            "\(controller.throttle.remainingLock($0, at: now) != nil)/\(controller.throttle.budget($0, at: now).failures)"
+        }
+        let key = "\(door.position) \(String(describing: door.fault)) \(door.warningOn) \(door.lightOn) \(door.holdLeft(at: now) != nil) \(String(describing: door.autoCloseInterval)) \(lockouts)"
+        guard key != lastStatusKey else { return }
+        lastStatusKey = key
+        let followers = followers(of: .status)
+        guard !followers.isEmpty else { return }
+        let status = controller.statusRecord(at: now)
+        for c in followers { c.deliver([.record(status)]) }
+    }
+}
