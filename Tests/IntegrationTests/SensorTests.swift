@@ -132,6 +132,15 @@ final class SensorTests: GaragedTestCase {
         XCTAssertEqual(try status(daemon)["hold_s"] as? Int, 300)
         XCTAssertEqual(try daemon.ask("12345S"), "S OPEN", "no countdown while held")
         XCTAssertEqual(try daemon.ask("12345H=9999"), "ERR FORMAT", "at most a day")
+        // The owner's view: how the door is known, the hold, the light.
+        let shown = try pins(daemon, ["status"])
+        assertExit(shown, 0)
+        XCTAssertTrue(squeezed(shown.stdout).contains("door OPEN (sensed: closed switch inactive, open switch active)"), shown.stdout)
+        XCTAssertTrue(squeezed(shown.stdout).contains("hold held open for 5 min"), shown.stdout)
+        XCTAssertTrue(squeezed(shown.stdout).contains("light "), shown.stdout)
+        assertExit(try pins(daemon, ["hold", "0"]), 0)
+        assertExit(try pins(daemon, ["light", "on"]), 0)
+        assertExit(try pins(daemon, ["auto-close", "600"]), 0)
         // The interval outlives a restart.
         XCTAssertEqual(daemon.stop(), .exited(0))
         let again = try startDaemon(["--sensor-closed", "sim:" + closedSwitch, "--sensor-open", "sim:" + openSwitch])

@@ -173,13 +173,13 @@ _garage-pins() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    open|close|status|unlock|list|add|edit|delete|label|log|who|init|master|check|import-eeprom|export|import|help)
+    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|init|master|check|import-eeprom|export|import|help)
         # Offer subcommand argument completions
         "_garage-pins_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'open close status unlock list add edit delete label log who init master check import-eeprom export import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who init master check import-eeprom export import help' -- "${cur}"))
         ;;
     esac
 }
@@ -226,6 +226,60 @@ _garage-pins_status() {
     repeating_options=()
     non_repeating_options=(--socket --pin)
     __garage-pins_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_hold() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_light() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_auto-close() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in

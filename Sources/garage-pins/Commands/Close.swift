@@ -4,7 +4,7 @@ import DoorCore
 extension GaragePins {
     /// `close`: `O=0`.
     struct Close: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Close the door (presses only if it is believed open).")
+        static let configuration = CommandConfiguration(abstract: "Close the door (presses only if it is open or stopped; after the warning when one is wired).")
         @OptionGroup var daemon: DaemonOptions
 
         func run() throws {

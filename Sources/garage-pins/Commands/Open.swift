@@ -4,7 +4,7 @@ import DoorCore
 extension GaragePins {
     /// `open`: the book's `O=1`.
     struct Open: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Open the door (presses only if it is believed closed).")
+        static let configuration = CommandConfiguration(abstract: "Open the door (presses only if it is closed or stopped, as sensed or believed).")
         @OptionGroup var daemon: DaemonOptions
 
         func run() throws {

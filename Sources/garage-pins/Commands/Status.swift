@@ -5,7 +5,7 @@ extension GaragePins {
     /// `status [--follow]`: what the daemon believes, once or as it changes.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the door's state, the seconds to auto-close and the lockout.",
+            abstract: "Show the door's state, how it is known, what is pending, faults and the lockout.",
             discussion: "With --follow, print one line per change as it happens, until interrupted (Ctrl-C). Any stored PIN may ask.")
         @OptionGroup var daemon: DaemonOptions
         @Flag(help: "Keep printing each change as it happens.") var follow = false
@@ -28,9 +28,28 @@ extension GaragePins {
         }
 
         static func rows(_ r: JSONValue) -> [[String]] {
-            [["door", r["door"]?.stringValue ?? "?"],
-             ["auto-close", r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "none pending"],
-             ["lockout", lockout(r)]]
+            var rows = [["door", door(r)],
+                        ["auto-close", r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "none pending"]]
+            if let interval = r["auto_close_interval_s"], interval != .null {
+                rows[1][1] += " (every \(interval.intValue.map { "\($0) s" } ?? "?") open)"
+            }
+            if let hold = r["hold_s"]?.intValue { rows.append(["hold", "held open for \(hold / 60) min \(hold % 60) s more"]) }
+            if let fault = r["fault"]?.stringValue { rows.append(["fault", fault]) }
+            if r["warning"]?.boolValue == true { rows.append(["warning", "on"]) }
+            if let light = r["light"]?.boolValue { rows.append(["light", light ? "on" : "off"]) }
+            if let open = r["open_s"]?.intValue { rows.append(["open for", "\(open / 60) min \(open % 60) s"]) }
+            rows.append(["lockout", lockout(r)])
+            return rows
+        }
+
+        /// The door's state, and how it is known: sensed (what the switches read) or believed.
+        static func door(_ r: JSONValue) -> String {
+            let state = r["door"]?.stringValue ?? "?"
+            guard r["mode"]?.stringValue == "sensed", let sensors = r["sensors"] else { return state + " (believed: no sensors)" }
+            let reads = [("closed", sensors["closed"]), ("open", sensors["open"])].compactMap { name, v -> String? in
+                v?.boolValue.map { "\(name) switch \($0 ? "active" : "inactive")" }
+            }
+            return state + " (sensed: " + reads.joined(separator: ", ") + ")"
         }
 
         /// Each channel with a lockout or unforgiven wrong PINs, or "none".
@@ -49,7 +68,11 @@ extension GaragePins {
         }
 
         static func line(_ r: JSONValue) -> String {
-            "door \(r["door"]?.stringValue ?? "?")  auto-close \(r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "-")  lockout \(lockout(r))"
+            var text = "door \(r["door"]?.stringValue ?? "?")  auto-close \(r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "-")"
+            if let fault = r["fault"]?.stringValue { text += "  fault \(fault)" }
+            if r["warning"]?.boolValue == true { text += "  warning on" }
+            if let hold = r["hold_s"]?.intValue { text += "  held \(hold) s" }
+            return text + "  lockout \(lockout(r))"
         }
     }
 }
