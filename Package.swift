@@ -32,10 +32,18 @@ let package = Package(
         .target(name: "CBluetooth", dependencies: ["CBlueZ"]),
         // Linux calls Swift's Glibc module hides behind _GNU_SOURCE (ppoll, accept4, eventfd).
         .target(name: "CLinux"),
+        // libmosquitto (the reference MQTT client) headers and link flags.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // libmosquitto for a client driven from garaged's own poll loop: callbacks become events.
+        .target(name: "CMQTT", dependencies: ["CMosquitto"]),
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "CGpio", "CLinux", "CBluetooth",
+                "DoorCore", "CGpio", "CLinux", "CBluetooth", "CMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -8,6 +8,9 @@ import Glibc
 /// also writes their part of `--help`.
 @main
 struct GaragedCommand: ParsableCommand {
+    /// The version `--version` prints and Home Assistant shows.
+    static let version = "0.3.0"
+
     static let configuration = CommandConfiguration(
         commandName: "garaged",
         abstract: "Opens a garage door from a phone or a shell: a relay on a GPIO line, a PIN table, the book's protocol.",
@@ -19,7 +22,8 @@ struct GaragedCommand: ParsableCommand {
 
         SETTINGS
 
-        """ + Catalog.all.map(\.helpLine).joined(separator: "\n\n")
+        """ + Catalog.all.map(\.helpLine).joined(separator: "\n\n"),
+        version: GaragedCommand.version
     )
 
     @Option(name: .long, help: ArgumentHelp("Read settings from this file; flags win.", valueName: "FILE"))

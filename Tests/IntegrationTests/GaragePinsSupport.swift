@@ -4,10 +4,12 @@ import XCTest
 import Glibc
 #endif
 
-/// The door state from `garage-pins status`'s human table (the `door` row), nil if absent.
+/// The door state from `garage-pins status`'s human table (the `door` row: `door  CLOSED
+/// (believed: no sensors)`), nil if absent.
 func doorState(_ stdout: String) -> String? {
     for line in stdout.split(separator: "\n") where line.hasPrefix("door ") {
-        return line.split(separator: " ").last.map(String.init)
+        let words = line.split(separator: " ")
+        return words.count > 1 ? String(words[1]) : nil
     }
     return nil
 }

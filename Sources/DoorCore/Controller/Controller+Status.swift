@@ -29,6 +29,6 @@ extension Controller {
             ("warning", .bool(door.warningOn)),
             ("light", door.timing.light == nil ? .null : .bool(door.lightOn)),
             ("open_s", number(door.openFor(at: now))),
-        ])
+        ] + channelStatus)
     }
 }

@@ -16,6 +16,9 @@ public struct Controller: Sendable {
     public internal(set) var throttle: Throttle
     /// Names of used slots; labels of free slots are never kept.
     public internal(set) var labels: Labels
+    /// How the daemon's other channels stand (MQTT), kept up to date by the daemon and shown
+    /// at the end of the status object.
+    public var channelStatus: [(String, JSONValue)] = []
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
     let intervalStore: (any ClosingIntervalSaving)?

@@ -49,6 +49,29 @@ extension Door {
         }
     }
 
+    /// Stop (Home Assistant's STOP): a press while the door moves, which stops a push-button
+    /// opener; a warned close is called off without one; a door at rest is left alone.
+    public mutating func stop(at now: Instant) -> Decision {
+        var events = advance(to: now)
+        if pendingClose != nil {
+            events += cancelClose("a stop request", at: now)
+            return Decision(reply: .ok, events: events)
+        }
+        guard position == .opening || position == .closing else { return Decision(reply: .ok, events: events) }
+        guard !pressing else { return Decision(reply: .error(.busy), events: events) }
+        pressing = true
+        expectation = nil
+        autoCloseAt = nil
+        events.append(.press(.stop))
+        if sensing.believed || travelEndsAt != nil && !(position == .opening ? sensing.openSwitch : sensing.closedSwitch) {
+            // Nothing will say where it stopped: STOPPED now.
+            travelEndsAt = nil
+            enter(.stopped, at: now)
+            events.append(.moved(.stopped, bySomeoneElse: false))
+        }
+        return Decision(reply: .ok, events: events)
+    }
+
     /// The longest hold `H=` takes: a day.
     public static let maxHoldMinutes = 1440
 

@@ -17,6 +17,8 @@ public struct Door: Sendable {
     /// Why a press happened, for the log and the relay.
     public enum Press: String, Sendable {
         case open, close, autoClose = "auto-close"
+        /// A press while the door moves, to stop it (Home Assistant's STOP).
+        case stop
     }
 
     /// What the door decided or saw, in order, for the caller to carry out and report.

@@ -14,6 +14,8 @@ extension Door.Event {
             return r(.close, "pressed after the warning")
         case .press(.open):
             return r(.open, "pressed")
+        case .press(.stop):
+            return r(.halt, "pressed")
         case .moved(let p, bySomeoneElse: true):
             return r(.door, p == .stopped ? "STOPPED between the ends" : "\(p.rawValue), not by garaged")
         case .moved(.stopped, bySomeoneElse: false):

@@ -26,6 +26,8 @@ public struct EventRecord: Equatable, Sendable {
         case hold
         case light
         case closeAfter = "close-after"
+        /// A stop request (Home Assistant's STOP).
+        case halt
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
@@ -65,7 +67,7 @@ public struct EventRecord: Equatable, Sendable {
     public var importance: Importance {
         switch kind {
         case .start, .stop, .autoClose, .unlock, .fault, .warning, .leftOpen: return .kept
-        case .open, .close: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
+        case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
         case .add, .edit, .delete, .label, .hold, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .wrongPIN, .lockout, .stale, .door, .light: return .attempt
         }

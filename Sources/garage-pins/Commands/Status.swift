@@ -39,6 +39,12 @@ extension GaragePins {
             if let light = r["light"]?.boolValue { rows.append(["light", light ? "on" : "off"]) }
             if let open = r["open_s"]?.intValue { rows.append(["open for", "\(open / 60) min \(open % 60) s"]) }
             rows.append(["lockout", lockout(r)])
+            if let m = r["mqtt"], let state = m["state"]?.stringValue {
+                var text = "\(state) \(state == "connected" ? "to" : "—") \(m["broker"]?.stringValue ?? "?")"
+                if let since = m["since"]?.intValue { text += " since \(WallTime.format(since))" }
+                if state != "connected", let e = m["last_error"]?.stringValue { text += "; last error: \(e)" }
+                rows.append(["mqtt", text])
+            }
             return rows
         }
 

@@ -45,6 +45,16 @@ struct Catalog: Sendable {
     let beaconPower = Setting.number("beacon-power", "The iBeacon measured power: RSSI at 1 m, dBm,", value: "DBM", -127...20, default: Int(IBeacon.defaultMeasuredPower), unit: "dBm measured at 1 m")
     let advertisingIntervalMs = Setting.number("advertising-interval-ms", "How often to advertise, milliseconds,", value: "MS", 20...10240, default: GarageAdvertising.intervalMilliseconds, unit: "milliseconds")
 
+    // Home Assistant over MQTT.
+    let mqtt = Setting.optional("mqtt", "The MQTT broker: mqtt://HOST[:PORT] (port 1883) or mqtts://HOST[:PORT] (TLS, port 8883). Off when not set.", value: "URL")
+    let mqttCA = Setting.optional("mqtt-ca", "The CA certificate (PEM) that signed the broker's TLS certificate.", value: "FILE", defaultText: "the system's CAs")
+    let mqttUser = Setting.optional("mqtt-user", "The user name at the broker.", value: "NAME")
+    let mqttPasswordFile = Setting.optional("mqtt-password-file", "A file whose first line is the broker password (never on the command line, never in the log).", value: "FILE")
+    let mqttClientID = Setting.optional("mqtt-client-id", "The MQTT client id, also the door's id in topics.", value: "ID", defaultText: "garaged-<machine id>")
+    let mqttPrefix = Setting.text("mqtt-prefix", "The door's topics are PREFIX/<id>/state, .../command, .../event...", value: "PREFIX", default: "garaged")
+    let mqttDiscoveryPrefix = Setting.text("mqtt-discovery-prefix", "Home Assistant's discovery prefix.", value: "PREFIX", default: "homeassistant")
+    let mqttCommands = Setting.flag("mqtt-commands", "Take OPEN, CLOSE and STOP from the command topic; whoever may publish there can open the house, so lock it down with the broker's ACL (--no-mqtt-commands: state only).", default: false)
+
     /// Every setting above, in declaration order.
     static let all: [AnySetting] = Mirror(reflecting: shared).children.compactMap { ($0.value as? any ErasableSetting)?.erased }
 

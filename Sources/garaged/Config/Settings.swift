@@ -18,6 +18,8 @@ struct Settings: Sendable {
     let sensorOpen: RelaySpec?
     let warn: RelaySpec?
     let light: RelaySpec?
+    /// Home Assistant over MQTT, when `--mqtt` is set.
+    let mqtt: MQTTSettings?
     /// The group that may use the local socket (mode 0660), when there is one; `explicit` when
     /// it was set, not the default.
     let socketGroup: (name: String, gid: gid_t, explicit: Bool)?
@@ -31,6 +33,7 @@ struct Settings: Sendable {
         sensorOpen = try Catalog.spec(values.sensorOpen, "sensor-open")
         warn = try Catalog.spec(values.warn, "warn")
         light = try Catalog.spec(values.light, "light")
+        mqtt = try MQTTSettings(values)
         sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil)
         timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),

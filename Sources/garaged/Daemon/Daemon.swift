@@ -131,11 +131,24 @@ struct Daemon {
         log.info("start", fields)
         warnAboutAutoClose(timing, sensing: settings.sensing)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log) : nil
+        let mqtt = settings.mqtt.map { m in
+            MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
+                                                       name: settings.bleName, commandsEnabled: m.commands,
+                                                       version: GaragedCommand.version),
+                        log: log) { [weak loop] command, at in loop?.mqttCommand(command, receivedAt: at) }
+        }
+        loop.mqtt = mqtt
+        if let m = settings.mqtt {
+            log.info("mqtt", ["broker": m.url, "client_id": m.clientID, "user": m.user ?? "-",
+                              "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])
+        }
         loop.start()
         peripheral?.start()
+        mqtt?.start()
 
         let received = waitForStopSignal()
         log.info("stopping", ["signal": Daemon.name(of: received)])
+        mqtt?.stop()
         peripheral?.stop()
         loop.stop(reason: "SIG" + Daemon.name(of: received))
         pulser.shutdown()

@@ -12,7 +12,7 @@ extension DoorLoop {
         for event in outcome.door {
             switch event {
             case .press(let p):
-                if p != .open { log.info(p == .autoClose ? "auto-close" : "close-after-warning", ["press": p.rawValue]) }
+                if p == .autoClose || p == .close { log.info(p == .autoClose ? "auto-close" : "close-after-warning", ["press": p.rawValue]) }
             case .warning(let on):
                 outputs.set(.warning, on, log: log)
             case .light(let on):
@@ -40,6 +40,23 @@ extension DoorLoop {
         let pushes = pendingPushes
         pendingPushes.removeAll()
         for c in connections.values { if let bearer = c as? ATTConnection { bearer.push(pushes) } }
+    }
+
+    /// The retained values Home Assistant shows: the cover's state, who last opened it, the
+    /// lockout, a fault (the channel sends only what changed).
+    func publishToHomeAssistant() {
+        guard let mqtt else { return }
+        let ha = mqtt.ha, door = controller.door
+        mqtt.retain(ha.stateTopic, HomeAssistant.state(door.position))
+        mqtt.retain(ha.lastOpenedByTopic, lastOpenedBy)
+        mqtt.retain(ha.lockoutTopic, HomeAssistant.lockout(controller.throttle, at: clock.now()))
+        mqtt.retain(ha.faultTopic, door.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none")
+        let s = mqtt.status
+        controller.channelStatus = [("mqtt", .object([
+            ("state", .string(s.state)), ("broker", .string(mqtt.settings.url)), ("since", .number(s.since)),
+            ("last_error", s.lastError.map { .string($0) } ?? .null),
+            ("commands", .bool(mqtt.settings.commands)),
+        ]))]
     }
 
     /// Hands a press the door decided to the relay thread. It cannot be refused, since the door

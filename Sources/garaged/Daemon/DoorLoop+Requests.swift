@@ -39,6 +39,17 @@ extension DoorLoop {
         }
     }
 
+    /// A command from Home Assistant: judged by the door's rules, refused when it waited too long.
+    func handle(_ command: Controller.ChannelCommand, receivedAt: Instant) {
+        let source = RequestSource("mqtt", channel: nil)
+        let now = clock.now()
+        let outcome = controller.command(command, from: source, at: now, wall: EventRecord.now(), age: now - receivedAt)
+        carryOut(outcome, summaryKey: "mqtt")
+        var extra: [(String, String)] = []
+        if let why = outcome.refusal { extra.append(("why", why)) }
+        logRequest(source, command: outcome.command ?? "?", result: outcome.result, changed: outcome.changedSomething, extra: extra)
+    }
+
     /// Logs a request: in full when it changed something, otherwise once per burst of the same
     /// (source, command, result), whose count is logged when it ends.
     func logRequest(_ source: RequestSource, command: String, slot: Int? = nil, result: Reply, changed: Bool,
@@ -60,6 +71,10 @@ extension DoorLoop {
         history.append(r)
         events?.enqueue(r)
         for c in followers(of: .log) { c.deliver([.record(r.json)]) }
+        if r.kind == .open, r.detail?.hasPrefix("pressed") == true {
+            lastOpenedBy = r.label ?? r.slot.map { $0 == 0 ? "master PIN" : "slot \($0)" } ?? r.source
+        }
+        mqtt?.event(r.json.serialized)
     }
 
     /// Records what an outcome says happened; attempts once per burst (same kind, channel or

@@ -43,7 +43,8 @@ final class DoorLoop: @unchecked Sendable {
     let wake = WakeEvent()
     /// Listeners handed over by other threads (the Bluetooth adapter comes and goes), and the
     /// relay thread's reports of presses released or overrun.
-    let pending = Locked((add: [Listener](), remove: [Int32](), released: 0, overruns: 0, stop: false))
+    let pending = Locked((add: [Listener](), remove: [Int32](), released: 0, overruns: 0,
+                          commands: [(Controller.ChannelCommand, Instant)](), stop: false))
     private let finished = WakeEvent()
     private let finishedFlag = Locked(false)
     /// The history as `log` answers it; the writer makes each record durable.
@@ -58,6 +59,10 @@ final class DoorLoop: @unchecked Sendable {
     var lastStatusKey = ""
     /// What phones are to be told once the current request is answered.
     var pendingPushes: [Reply] = []
+    /// Home Assistant over MQTT, when configured (set before `start`).
+    var mqtt: MQTTChannel?
+    /// Who last opened the door (a label, never a PIN), for Home Assistant.
+    var lastOpenedBy = "nobody yet"
     private var stopReason = "stopped"
 
     /// What a burst of the same log line is summarised as: its event and the fields that say
@@ -97,6 +102,12 @@ final class DoorLoop: @unchecked Sendable {
     /// Closes a listener from any thread (its connections stay until their peers leave).
     func remove(listenerFD fd: Int32) {
         pending.withLock { $0.remove.append(fd) }
+        wake.signal()
+    }
+
+    /// A command from Home Assistant, from the MQTT thread, stamped with when it arrived.
+    func mqttCommand(_ command: Controller.ChannelCommand, receivedAt: Instant) {
+        pending.withLock { $0.commands.append((command, receivedAt)) }
         wake.signal()
     }
 
@@ -153,6 +164,7 @@ final class DoorLoop: @unchecked Sendable {
             summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))
             flushPushes()
             pushStatusIfChanged()
+            publishToHomeAssistant()
             for c in Array(connections.values) where c.closing { drop(c) }
         }
         summariseBursts(logBursts.flush(), eventBursts.flush())
@@ -172,8 +184,9 @@ final class DoorLoop: @unchecked Sendable {
 
     /// Applies what other threads handed over; false once the loop should stop.
     private func takePending() -> Bool {
-        let p = pending.withLock { p -> (add: [Listener], remove: [Int32], released: Int, overruns: Int, stop: Bool) in
-            defer { p.add.removeAll(); p.remove.removeAll(); p.released = 0; p.overruns = 0 }
+        let p = pending.withLock { p -> (add: [Listener], remove: [Int32], released: Int, overruns: Int,
+                                         commands: [(Controller.ChannelCommand, Instant)], stop: Bool) in
+            defer { p.add.removeAll(); p.remove.removeAll(); p.released = 0; p.overruns = 0; p.commands.removeAll() }
             return p
         }
         for l in p.add { listeners[l.fd] = l }
@@ -183,6 +196,7 @@ final class DoorLoop: @unchecked Sendable {
         }
         if p.overruns > 0 { carryOut(controller.relayFault(at: clock.now(), wall: EventRecord.now())) }
         if p.released > 0 { carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now())) }
+        for (command, receivedAt) in p.commands { handle(command, receivedAt: receivedAt) }
         return !p.stop
     }
 }

@@ -1,0 +1,36 @@
+/// Door commands from a channel that vouches for its senders itself, with no PIN: Home
+/// Assistant over MQTT, where the broker's ACL decides who may publish to the command topic
+/// (and commands are off unless the owner turns them on).
+extension Controller {
+    /// What such a channel may ask.
+    public enum ChannelCommand: String, Sendable, CaseIterable {
+        case open = "OPEN", close = "CLOSE", stop = "STOP"
+    }
+
+    /// Judged by the door's rules like any request (and refused when stale); recorded with the
+    /// channel as its source.
+    public mutating func command(_ command: ChannelCommand, from source: RequestSource, at now: Instant,
+                                 wall: Int64 = 0, age: Duration? = nil) -> Outcome {
+        var outcome = Outcome()
+        report(door.advance(to: now), at: now, wall: wall, into: &outcome)
+        outcome.command = command.rawValue.lowercased()
+        let kind: EventRecord.Kind = command == .open ? .open : command == .close ? .close : .halt
+        if let age, age > Controller.maxRequestAge {
+            outcome.replies = [.error(.stale)]
+            outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms before it could be judged"
+            outcome.records.append(EventRecord(time: wall, kind: .stale, source: source.description, detail: outcome.command))
+            return outcome
+        }
+        let decision: Door.Decision
+        switch command {
+        case .open: decision = door.request(open: true, at: now)
+        case .close: decision = door.request(open: false, at: now)
+        case .stop: decision = door.stop(at: now)
+        }
+        report(decision.events, at: now, wall: wall, byRequest: true, into: &outcome)
+        outcome.replies = [decision.reply]
+        let detail = decision.press != nil ? "pressed" : decision.reply.text
+        outcome.records.append(EventRecord(time: wall, kind: kind, source: source.description, detail: detail))
+        return outcome
+    }
+}

@@ -1,0 +1,272 @@
+import CLinux
+import CMQTT
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Home Assistant over MQTT, on a thread of its own: the door's loop never waits on the
+/// network. The loop hands over what to publish through a bounded queue (retained values
+/// coalesce, so only the latest of each is sent; events beyond the bound are dropped and
+/// counted); commands from the command topic come back to the loop stamped with when they
+/// arrived. A broker that is down, restarting, refusing the login or failing TLS is retried
+/// with backoff (1 s doubling to 60 s), the cause logged once per change; after each connect
+/// the availability, the discovery documents and every retained value are published again.
+final class MQTTChannel: @unchecked Sendable {
+    /// How the connection stands, for `garage-pins status` and the log.
+    struct Status: Sendable {
+        var state = "connecting"
+        /// Wall-clock ms since the state began.
+        var since: Int64 = EventRecord.now()
+        var lastError: String?
+    }
+
+    static let maxQueuedEvents = 256
+    static let keepalive: Int32 = 30
+
+    let settings: MQTTSettings
+    let ha: HomeAssistant
+    private let log: Logger
+    private let onCommand: @Sendable (Controller.ChannelCommand, Instant) -> Void
+    private let clock = SystemMonotonicClock()
+    private let wake = WakeEvent()
+    private let finished = WakeEvent()
+    private let shared = Locked((retained: [String: String](), events: [String](), dropped: 0, stop: false, done: false,
+                                 status: Status()))
+
+    init(settings: MQTTSettings, ha: HomeAssistant, log: Logger,
+         onCommand: @escaping @Sendable (Controller.ChannelCommand, Instant) -> Void) {
+        self.settings = settings
+        self.ha = ha
+        self.log = log
+        self.onCommand = onCommand
+    }
+
+    var status: Status { shared.withLock { $0.status } }
+
+    /// The latest value of a retained topic (state, sensors); sent only when it changed.
+    func retain(_ topic: String, _ value: String) {
+        let changed = shared.withLock { s -> Bool in
+            guard s.retained[topic] != value else { return false }
+            s.retained[topic] = value
+            return true
+        }
+        if changed { wake.signal() }
+    }
+
+    /// One history event, as JSON on the event topic (not retained).
+    func event(_ json: String) {
+        shared.withLock { s in
+            if s.events.count < MQTTChannel.maxQueuedEvents { s.events.append(json) } else { s.dropped += 1 }
+        }
+        wake.signal()
+    }
+
+    func start() { startThread(name: "mqtt") { [self] in run() } }
+
+    /// Publishes `offline`, disconnects and stops the thread; waits at most `timeout`.
+    func stop(timeout: Duration = .seconds(2)) {
+        shared.withLock { $0.stop = true }
+        wake.signal()
+        var fds = [pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)]
+        let deadline = clock.now() + timeout
+        while !shared.withLock({ $0.done }) {
+            let left = deadline - clock.now()
+            if left <= .zero { return }
+            waitFor(&fds, timeout: left)
+            finished.drain()
+        }
+    }
+
+    // MARK: - The thread
+
+    private var client: OpaquePointer?
+    private var connected = false
+    private var sentRetained: [String: String] = [:]
+    private var backoff: Duration = .seconds(1)
+    private var retryAt: Instant?
+    private var lastProblem: String?
+
+    private func run() {
+        var err = [CChar](repeating: 0, count: 256)
+        guard let c = cmqtt_new(settings.clientID, ha.availabilityTopic, HomeAssistant.offline, &err, err.count) else {
+            problem("cannot create the MQTT client: \(text(err))")
+            finish()
+            return
+        }
+        client = c
+        if settings.user != nil || settings.password != nil { _ = cmqtt_set_login(c, settings.user, settings.password) }
+        if settings.tls {
+            let rc = cmqtt_set_tls(c, settings.caFile)
+            if rc != 0 { problem("TLS set-up failed: \(String(cString: cmqtt_strerror(rc)))") }
+        }
+        connect()
+        while !shared.withLock({ $0.stop }) {
+            let sock = cmqtt_socket(c)
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            if sock >= 0 { fds.append(pollfd(fd: sock, events: Int16(POLLIN) | (cmqtt_want_write(c) != 0 ? Int16(POLLOUT) : 0), revents: 0)) }
+            let now = clock.now()
+            var timeout: Duration = .seconds(Int64(MQTTChannel.keepalive / 2))
+            if let retryAt { timeout = min(timeout, max(.zero, retryAt - now)) }
+            waitFor(&fds, timeout: timeout)
+            wake.drain()
+            if sock >= 0, fds.count > 1 {
+                let r = fds[1].revents
+                if r & Int16(POLLIN | POLLHUP | POLLERR) != 0 { lost(cmqtt_read(c)) }
+                if r & Int16(POLLOUT) != 0 { lost(cmqtt_write(c)) }
+            }
+            lost(cmqtt_misc(c))
+            takeEvents(c)
+            if connected { publishPending(c) }
+            if !connected, let at = retryAt, clock.now() >= at {
+                retryAt = nil
+                reconnect()
+            }
+        }
+        if connected {
+            _ = HomeAssistant.offline.withCString { cmqtt_publish(c, ha.availabilityTopic, $0, Int32(strlen($0)), 1, 1) }
+            _ = cmqtt_write(c)
+            _ = cmqtt_disconnect(c)
+            _ = cmqtt_write(c)
+        }
+        cmqtt_destroy(c)
+        finish()
+    }
+
+    private func finish() {
+        shared.withLock { $0.done = true }
+        finished.signal()
+    }
+
+    private func connect() {
+        setStatus("connecting")
+        let rc = cmqtt_connect(client, settings.host, Int32(settings.port), MQTTChannel.keepalive)
+        if rc != 0 { failed("cannot reach the broker \(settings.url): \(String(cString: cmqtt_strerror(rc)))") }
+    }
+
+    private func reconnect() {
+        setStatus("connecting")
+        let rc = cmqtt_reconnect(client)
+        if rc != 0 { failed("cannot reach the broker \(settings.url): \(String(cString: cmqtt_strerror(rc)))") }
+    }
+
+    /// A read or write that failed means the connection is gone (the disconnect event follows
+    /// when the library noticed; a refused connect attempt has none).
+    private func lost(_ rc: Int32) {
+        // MOSQ_ERR_CONN_PENDING (-1): still connecting; MOSQ_ERR_NO_CONN (4): not connected.
+        guard rc != 0, rc != -1, rc != 4 else { return }
+        if connected {
+            connected = false
+            failed("the connection to \(settings.url) was lost: \(String(cString: cmqtt_strerror(rc)))")
+        } else if retryAt == nil {
+            failed("cannot reach the broker \(settings.url): \(String(cString: cmqtt_strerror(rc)))")
+        }
+    }
+
+    private func takeEvents(_ c: OpaquePointer) {
+        var e = cmqtt_event()
+        while cmqtt_next_event(c, &e) == 1 {
+            defer { cmqtt_event_free(&e) }
+            switch e.kind {
+            case Int32(CMQTT_CONNECTED):
+                guard e.code == 0 else {
+                    failed("the broker \(settings.url) refused the connection: \(String(cString: cmqtt_connack_string(e.code)))")
+                    continue
+                }
+                connected = true
+                backoff = .seconds(1)
+                lastProblem = nil
+                setStatus("connected")
+                log.info("mqtt-connected", ["broker": settings.url, "client_id": settings.clientID,
+                                            "commands": settings.commands ? "on" : "off"])
+                announce(c)
+            case Int32(CMQTT_DISCONNECTED):
+                if connected || retryAt == nil {
+                    connected = false
+                    failed(e.code == 0 ? "disconnected from \(settings.url)" : "the connection to \(settings.url) was lost (\(String(cString: cmqtt_strerror(e.code))))")
+                }
+            case Int32(CMQTT_MESSAGE):
+                let topic = String(cString: e.topic)
+                let payload = Array(UnsafeBufferPointer(start: e.payload, count: Int(e.length)))
+                message(topic, payload, retained: e.retain != 0)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Availability, discovery, every retained value, the subscriptions: after each connect,
+    /// and again when Home Assistant says it came back online.
+    private func announce(_ c: OpaquePointer) {
+        publish(c, ha.availabilityTopic, HomeAssistant.online, retain: true)
+        for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
+        sentRetained.removeAll()
+        publishPending(c)
+        _ = cmqtt_subscribe(c, ha.birthTopic, 1)
+        if settings.commands { _ = cmqtt_subscribe(c, ha.commandTopic, 1) }
+    }
+
+    private func message(_ topic: String, _ payload: [UInt8], retained: Bool) {
+        if topic == ha.birthTopic {
+            if String(decoding: payload, as: UTF8.self) == HomeAssistant.online, let c = client {
+                log.info("mqtt-discovery", ["why": "Home Assistant came online"])
+                for (t, doc) in ha.discovery() { publish(c, t, doc.serialized, retain: true) }
+                sentRetained.removeAll()
+                publishPending(c)
+            }
+            return
+        }
+        guard topic == ha.commandTopic, settings.commands else { return }
+        // A retained command would act again on every restart (the known failure of home-made
+        // MQTT openers); with a clean session nothing from before the connect is delivered.
+        guard !retained else {
+            log.warning("mqtt-command-ignored", ["why": "a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(ha.commandTopic)"])
+            return
+        }
+        guard let command = HomeAssistant.command(payload) else {
+            log.warning("mqtt-command-ignored", ["why": "not OPEN, CLOSE or STOP", "bytes": String(payload.count)])
+            return
+        }
+        onCommand(command, clock.now())
+    }
+
+    private func publishPending(_ c: OpaquePointer) {
+        let (retained, events, dropped) = shared.withLock { s -> ([String: String], [String], Int) in
+            defer { s.events.removeAll(); s.dropped = 0 }
+            return (s.retained, s.events, s.dropped)
+        }
+        for (topic, value) in retained where sentRetained[topic] != value {
+            publish(c, topic, value, retain: true)
+            sentRetained[topic] = value
+        }
+        for json in events { publish(c, ha.eventTopic, json, retain: false) }
+        if dropped > 0 { log.warning("mqtt-events-dropped", ["count": String(dropped), "why": "the broker was not keeping up"]) }
+    }
+
+    private func publish(_ c: OpaquePointer, _ topic: String, _ payload: String, retain: Bool) {
+        let bytes = Array(payload.utf8)
+        _ = bytes.withUnsafeBytes { cmqtt_publish(c, topic, $0.baseAddress, Int32(bytes.count), 1, retain ? 1 : 0) }
+    }
+
+    /// Says why the connection is down (once per distinct cause) and schedules a retry.
+    private func failed(_ why: String) {
+        problem(why)
+        setStatus("disconnected", error: why)
+        retryAt = clock.now() + backoff
+        backoff = min(backoff * 2, .seconds(60))
+    }
+
+    private func problem(_ why: String) {
+        guard why != lastProblem else { return }
+        lastProblem = why
+        log.warning("mqtt-unavailable", ["why": why, "effect": "the door still opens from every other channel; retrying with backoff"])
+    }
+
+    private func setStatus(_ state: String, error: String? = nil) {
+        shared.withLock {
+            if $0.status.state != state { $0.status.since = EventRecord.now() }
+            $0.status.state = state
+            if let error { $0.status.lastError = error }
+        }
+    }
+}

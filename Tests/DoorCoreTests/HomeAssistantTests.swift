@@ -1,0 +1,54 @@
+import XCTest
+@testable import DoorCore
+
+/// What garaged tells Home Assistant, and the STOP it takes from it.
+final class HomeAssistantTests: XCTestCase {
+    func testDiscoveryIsOneDeviceWithACoverAndThreeSensors() {
+        let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "my door/1", name: "Garage",
+                               commandsEnabled: false, version: "0.3.0")
+        XCTAssertEqual(ha.node, "my_door_1", "topic-safe")
+        let docs = ha.discovery()
+        XCTAssertEqual(docs.map(\.topic), ["homeassistant/cover/my_door_1/door/config",
+                                           "homeassistant/sensor/my_door_1/last_opened_by/config",
+                                           "homeassistant/sensor/my_door_1/lockout/config",
+                                           "homeassistant/sensor/my_door_1/fault/config"])
+        let cover = docs[0].payload
+        XCTAssertEqual(cover["device_class"]?.stringValue, "garage")
+        XCTAssertEqual(cover["state_topic"]?.stringValue, "garaged/my_door_1/state")
+        XCTAssertNil(cover["command_topic"], "read-only without commands")
+        XCTAssertEqual(cover["availability_topic"]?.stringValue, "garaged/my_door_1/availability")
+        for doc in docs { XCTAssertEqual(doc.payload["device"]?["identifiers"], .array([.string("garaged_my_door_1")])) }
+        let commanding = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
+                                       commandsEnabled: true, version: "0").discovery()[0].payload
+        XCTAssertEqual(commanding["command_topic"]?.stringValue, "garaged/d/command")
+        XCTAssertEqual(commanding["payload_stop"]?.stringValue, "STOP")
+    }
+
+    func testStatesAndCommands() {
+        XCTAssertEqual(DoorPosition.allCases.map(HomeAssistant.state), ["closed", "opening", "open", "closing", "stopped"])
+        XCTAssertEqual(HomeAssistant.command(Array("OPEN".utf8)), .open)
+        XCTAssertEqual(HomeAssistant.command(Array("STOP".utf8)), .stop)
+        XCTAssertNil(HomeAssistant.command(Array("open".utf8)))
+        XCTAssertNil(HomeAssistant.command(Array("OPEN\n".utf8)))
+    }
+
+    func testStopPressesOnlyAMovingDoorAndCallsOffAWarnedClose() {
+        var c = Controller(table: try! PinTable(master: pin("12345"), capacity: 4),
+                           door: Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(5),
+                                                         warning: .seconds(5))),
+                           store: MemoryStore())
+        let mqtt = RequestSource("mqtt", channel: nil)
+        XCTAssertEqual(c.command(.stop, from: mqtt, at: t(0)).presses, [], "a door at rest is left alone")
+        XCTAssertEqual(c.command(.open, from: mqtt, at: t(0)).presses, [.open])
+        _ = c.relayReleased(at: t(300))
+        let stop = c.command(.stop, from: mqtt, at: t(2_000), wall: 7)
+        XCTAssertEqual(stop.presses, [.stop])
+        XCTAssertEqual(c.door.position, .stopped, "believed: stopped where it was")
+        XCTAssertEqual(stop.records.last?.kind, .halt)
+        XCTAssertEqual(stop.records.last?.source, "mqtt")
+        _ = c.relayReleased(at: t(2_300))
+        XCTAssertEqual(c.command(.close, from: mqtt, at: t(3_000)).door, [.warning(on: true)])
+        XCTAssertEqual(c.command(.stop, from: mqtt, at: t(4_000)).door, [.closeCancelled("a stop request"), .warning(on: false)])
+        XCTAssertEqual(c.command(.open, from: mqtt, at: t(9_000), age: .seconds(3)).replies, [.error(.stale)])
+    }
+}

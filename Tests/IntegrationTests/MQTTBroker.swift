@@ -1,0 +1,119 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real mosquitto broker the test starts on a free loopback port, and mosquitto's own
+/// clients (mosquitto_sub, mosquitto_pub) as the independent other side: nothing of the
+/// daemon's code is used to check the daemon.
+final class MQTTBroker {
+    let port: Int
+    let dir: String
+    private let test: GaragedTestCase
+    private let extra: String
+    private(set) var process: ChildProcess?
+
+    /// Starts a broker; `extra` is added to its configuration (a password file, TLS).
+    init(_ test: GaragedTestCase, extra: String = "allow_anonymous true\n") throws {
+        self.test = test
+        self.extra = extra
+        dir = test.dir
+        var lastError: Error = HarnessError("no free port")
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 20_000...40_000)
+            do {
+                process = try MQTTBroker.start(test, port: candidate, extra: extra)
+                port = candidate
+                return
+            } catch { lastError = error }
+        }
+        throw lastError
+    }
+
+    private static func start(_ test: GaragedTestCase, port: Int, extra: String) throws -> ChildProcess {
+        let conf = "\(test.dir)/mosquitto-\(port).conf"
+        // Run as root, mosquitto drops to its own user, which cannot read the test's 0700 folder.
+        let user = getuid() == 0 ? "user root\n" : ""
+        try test.write(Array("listener \(port) 127.0.0.1\n\(extra)\(user)log_type all\npersistence false\n".utf8), to: conf)
+        // Debian puts the broker in /usr/sbin, which a user's PATH may lack.
+        let broker = access("/usr/sbin/mosquitto", X_OK) == 0 ? "/usr/sbin/mosquitto" : try Binaries.system("mosquitto", package: "mosquitto")
+        let p = try test.spawn(broker, ["-c", conf], name: "mosquitto-\(port)")
+        // Up when its port accepts a TCP connection; a port in use ends the broker instead.
+        var exited = false
+        let up = eventually(within: .seconds(5)) {
+            if p.poll() != nil { exited = true; return true }
+            return MQTTBroker.accepts(port)
+        }
+        guard up, !exited else { throw HarnessError("mosquitto did not start on port \(port): \(p.stderr)") }
+        return p
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// Kills the broker (SIGKILL: it says goodbye to nobody).
+    func kill() {
+        process?.signal(SIGKILL)
+        _ = process?.waitForExit(timeout: .seconds(5))
+        process = nil
+    }
+
+    /// Starts it again on the same port.
+    func restart() throws {
+        var started: ChildProcess?
+        waitUntil("mosquitto to start again on \(port)", timeout: .seconds(10)) {
+            started = try? MQTTBroker.start(test, port: port, extra: extra)
+            return started != nil
+        }
+        process = started
+    }
+
+    /// Every message on `topics` until `count` arrived or `seconds` passed, as (topic, payload,
+    /// retained) — mosquitto_sub's own output.
+    func receive(_ topics: [String], count: Int, seconds: Int = 10, options: [String] = []) throws -> [(topic: String, payload: String, retained: Bool)] {
+        let sub = try Binaries.system("mosquitto_sub", package: "mosquitto-clients")
+        let args = ["-h", "127.0.0.1", "-p", String(port), "-C", String(count), "-W", String(seconds), "-F", "%r\t%t\t%p"]
+            + options + topics.flatMap { ["-t", $0] }
+        let p = try test.spawn(sub, args, name: "sub-\(UUID().uuidString.prefix(8))")
+        _ = p.waitForExit(timeout: .seconds(seconds + 5))
+        return p.stdout.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3 else { return nil }
+            return (String(parts[1]), String(parts[2]), parts[0] == "1")
+        }
+    }
+
+    /// A subscriber that runs in the background, writing `retained<TAB>topic<TAB>payload` lines.
+    func follow(_ topics: [String], options: [String] = []) throws -> ChildProcess {
+        let sub = try Binaries.system("mosquitto_sub", package: "mosquitto-clients")
+        return try test.spawn(sub, ["-h", "127.0.0.1", "-p", String(port), "-F", "%r\t%t\t%p"] + options + topics.flatMap { ["-t", $0] },
+                              name: "follow-\(UUID().uuidString.prefix(8))")
+    }
+
+    func publish(_ topic: String, _ payload: String, retain: Bool = false, options: [String] = []) throws {
+        let pub = try Binaries.system("mosquitto_pub", package: "mosquitto-clients")
+        let p = try test.spawn(pub, ["-h", "127.0.0.1", "-p", String(port), "-t", topic, "-m", payload, "-q", "1"]
+                               + (retain ? ["-r"] : []) + options, name: "pub-\(UUID().uuidString.prefix(8))")
+        guard p.waitForExit(timeout: .seconds(10)) == .exited(0) else { throw HarnessError("mosquitto_pub failed: \(p.stderr)") }
+    }
+}
+
+/// Lines of a background mosquitto_sub, parsed.
+func messages(_ follower: ChildProcess) -> [(topic: String, payload: String, retained: Bool)] {
+    follower.stdout.split(separator: "\n").compactMap { line in
+        let parts = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 ? (String(parts[1]), String(parts[2]), parts[0] == "1") : nil
+    }
+}

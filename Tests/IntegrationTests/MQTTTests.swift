@@ -1,0 +1,179 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Home Assistant over MQTT, against a real mosquitto broker each test starts on a free port,
+/// checked with mosquitto's own clients.
+final class MQTTTests: GaragedTestCase {
+    private let node = "testdoor"
+    private var base: String { "garaged/\(node)" }
+
+    private func startWithBroker(_ broker: MQTTBroker, _ extra: [String] = [], url: String? = nil) throws -> GaragedDaemon {
+        try initTable()
+        return try startDaemon(["--mqtt", url ?? broker.url, "--mqtt-client-id", node, "--travel-s", "1", "--auto-close-s", "0"] + extra)
+    }
+
+    private func waitForLog(_ daemon: GaragedDaemon, _ text: String, timeout: Duration = .seconds(10)) {
+        waitUntil("'\(text)' in the daemon's log", timeout: timeout) { daemon.log.contains(text) }
+    }
+
+    func testDiscoveryAvailabilityStateAndEvents() throws {
+        let broker = try MQTTBroker(self)
+        let daemon = try startWithBroker(broker)
+        waitForLog(daemon, "mqtt-connected")
+        // Retained: what a Home Assistant that starts later finds.
+        let retained = try broker.receive(["homeassistant/#", "\(base)/#"], count: 9, options: ["--retained-only"])
+        let byTopic = Dictionary(retained.map { ($0.topic, $0.payload) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byTopic["\(base)/availability"], "online")
+        XCTAssertEqual(byTopic["\(base)/state"], "closed")
+        XCTAssertEqual(byTopic["\(base)/lockout"], "none")
+        XCTAssertEqual(byTopic["\(base)/fault"], "none")
+        let cover = json(byTopic["homeassistant/cover/\(node)/door/config"] ?? "") as? [String: Any]
+        XCTAssertEqual(cover?["device_class"] as? String, "garage")
+        XCTAssertEqual(cover?["state_topic"] as? String, "\(base)/state")
+        XCTAssertEqual(cover?["state_stopped"] as? String, "stopped")
+        XCTAssertNil(cover?["command_topic"], "commands are off by default: a read-only cover")
+        XCTAssertEqual((cover?["device"] as? [String: Any])?["identifiers"] as? [String], ["garaged_\(node)"])
+        for sensor in ["last_opened_by", "lockout", "fault"] {
+            let doc = json(byTopic["homeassistant/sensor/\(node)/\(sensor)/config"] ?? "") as? [String: Any]
+            XCTAssertEqual(doc?["state_topic"] as? String, "\(base)/\(sensor)", sensor)
+        }
+        // State changes as the door moves, and the history as a stream of events.
+        let follower = try broker.follow(["\(base)/state", "\(base)/event", "\(base)/last_opened_by"], options: ["-R"])
+        XCTAssertEqual(try daemon.ask("12345Ladd 24680 Alice"), "OK 1")
+        XCTAssertEqual(try daemon.ask("24680O=1"), "OK")
+        waitUntil("opening, open, the event and who opened it", timeout: .seconds(10)) {
+            let m = messages(follower)
+            return m.contains { $0.payload == "open" } && m.contains { $0.topic.hasSuffix("/last_opened_by") && $0.payload == "Alice" }
+        }
+        let m = messages(follower)
+        XCTAssertEqual(m.filter { $0.topic == "\(base)/state" }.map(\.payload), ["opening", "open"])
+        let event = m.first { $0.topic == "\(base)/event" && $0.payload.contains("\"kind\":\"open\"") }
+        XCTAssertEqual((json(event?.payload ?? "") as? [String: Any])?["label"] as? String, "Alice", "a label, never a PIN")
+        XCTAssertFalse(m.contains { $0.payload.contains("24680") }, "never a PIN on the broker")
+        XCTAssertFalse(m.contains { $0.topic == "\(base)/event" && $0.retained }, "events are not retained")
+        let status = try pins(daemon, ["status"])
+        XCTAssertTrue(squeezed(status.stdout).contains("mqtt connected to \(broker.url)"), status.stdout)
+        // A clean stop says offline.
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(try broker.receive(["\(base)/availability"], count: 1).first?.payload, "offline")
+    }
+
+    func testTheLastWillSaysOfflineWhenTheDaemonDies() throws {
+        let broker = try MQTTBroker(self)
+        let daemon = try startWithBroker(broker)
+        waitForLog(daemon, "mqtt-connected")
+        XCTAssertEqual(try broker.receive(["\(base)/availability"], count: 1).first?.payload, "online")
+        daemon.process.signal(SIGKILL)
+        _ = daemon.process.waitForExit(timeout: .seconds(5))
+        var last = ""
+        waitUntil("the broker to publish the last will", timeout: .seconds(10)) {
+            last = (try? broker.receive(["\(base)/availability"], count: 1, seconds: 2).first?.payload) ?? ""
+            return last == "offline"
+        }
+    }
+
+    func testCommandsOpenOnlyWhenOnAndNeverFromARetainedMessage() throws {
+        let broker = try MQTTBroker(self)
+        // A retained OPEN left on the broker before the daemon starts: never acted on.
+        try broker.publish("\(base)/command", "OPEN", retain: true)
+        let daemon = try startWithBroker(broker, ["--mqtt-commands"])
+        waitForLog(daemon, "mqtt-command-ignored")
+        XCTAssertTrue(daemon.log.contains("a retained message"), daemon.log)
+        XCTAssertEqual(try daemon.trace().count, 1, "the retained OPEN pressed nothing")
+        try broker.publish("\(base)/command", "", retain: true)  // clear it, as the log says to
+        // A live OPEN presses, judged like any request; STOP on a door at rest presses nothing.
+        try broker.publish("\(base)/command", "OPEN")
+        let trace = try waitForTrace(daemon, count: 3, timeout: .seconds(10))
+        XCTAssertEqual(trace.map(\.level), [0, 1, 0])
+        waitForLog(daemon, "request source=mqtt command=open slot=- result=OK")
+        let log = try pins(daemon, ["log", "--json"])
+        XCTAssertTrue(log.stdout.contains("\"source\":\"mqtt\""), log.stdout)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // With commands off the cover is read-only and the topic is not even subscribed.
+        let readOnly = try startDaemon(["--mqtt", broker.url, "--mqtt-client-id", node], socket: dir + "/s2", trace: dir + "/t2")
+        waitForLog(readOnly, "mqtt-connected")
+        try broker.publish("\(base)/command", "OPEN")
+        // The broker delivers in milliseconds; in a whole second nothing may press.
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try readOnly.trace().count, 1, "commands are off: nothing pressed")
+    }
+
+    /// The broker down for a while: the door keeps opening from the local socket, the daemon
+    /// reconnects by itself and publishes everything again.
+    func testABrokerRestartIsRiddenOut() throws {
+        let broker = try MQTTBroker(self)
+        let daemon = try startWithBroker(broker)
+        waitForLog(daemon, "mqtt-connected")
+        broker.kill()
+        waitForLog(daemon, "mqtt-unavailable")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "the local socket does not wait for the broker")
+        try waitForTrace(daemon, count: 3)
+        let restarted = monotonicNanoseconds()
+        try broker.restart()
+        waitUntil("a second connect", timeout: .seconds(15)) {
+            daemon.log.components(separatedBy: "mqtt-connected").count == 3
+        }
+        print(String(format: "MQTT reconnect after the broker came back: %.0f ms", Double(monotonicNanoseconds() - restarted) / 1e6))
+        let retained = try broker.receive(["\(base)/#", "homeassistant/#"], count: 9, options: ["--retained-only"])
+        XCTAssertTrue(retained.contains { $0.topic == "\(base)/availability" && $0.payload == "online" })
+        XCTAssertTrue(retained.contains { $0.topic == "homeassistant/cover/\(node)/door/config" })
+        XCTAssertTrue(retained.contains { $0.topic == "\(base)/state" && $0.payload == "open" }, "the state as it is now")
+        XCTAssertEqual(daemon.log.components(separatedBy: "mqtt-unavailable").count, 2,
+                       "the cause logged once, not once per retry: \(daemon.log)")
+    }
+
+    func testWrongCredentialsAreOneClearLogLine() throws {
+        let passwd = dir + "/passwd"
+        let tool = try Binaries.system("mosquitto_passwd", package: "mosquitto")
+        let made = try spawn(tool, ["-b", "-c", passwd, "garage", "right-one"], name: "mosquitto_passwd")
+        XCTAssertEqual(made.waitForExit(timeout: .seconds(5)), .exited(0), made.stderr)
+        let broker = try MQTTBroker(self, extra: "allow_anonymous false\npassword_file \(passwd)\n")
+        try write(Array("wrong-one\n".utf8), to: dir + "/pw")
+        let daemon = try startWithBroker(broker, ["--mqtt-user", "garage", "--mqtt-password-file", dir + "/pw"])
+        waitForLog(daemon, "refused the connection")
+        XCTAssertTrue(daemon.log.contains("not authorised"), daemon.log)
+        XCTAssertFalse(daemon.log.contains("wrong-one"), "the password never reaches the log")
+        XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED")
+        XCTAssertNil(daemon.process.poll())
+        // The right one connects.
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        try write(Array("right-one\n".utf8), to: dir + "/pw")
+        let good = try startDaemon(["--mqtt", broker.url, "--mqtt-client-id", node, "--mqtt-user", "garage",
+                                    "--mqtt-password-file", dir + "/pw"])
+        waitForLog(good, "mqtt-connected")
+    }
+
+    /// TLS with a CA the test makes itself: trusted, it connects; a CA that did not sign the
+    /// broker's certificate is a clear TLS failure.
+    func testTLSWithTheTestsOwnCA() throws {
+        let openssl = try Binaries.system("openssl", package: "openssl")
+        func run(_ args: [String]) throws {
+            let p = try spawn(openssl, args, name: "openssl-\(UUID().uuidString.prefix(6))")
+            guard p.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw HarnessError("openssl \(args.first ?? ""): \(p.stderr)") }
+        }
+        let d = dir
+        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=garaged test CA",
+                 "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem"])
+        try run(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr"])
+        try write(Array("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8), to: "\(d)/san.ext")
+        try run(["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
+                 "-days", "2", "-extfile", "\(d)/san.ext", "-out", "\(d)/server.pem"])
+        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=another CA",
+                 "-keyout", "\(d)/other.key", "-out", "\(d)/other.pem"])
+        let broker = try MQTTBroker(self, extra: "allow_anonymous true\ncafile \(d)/ca.pem\ncertfile \(d)/server.pem\nkeyfile \(d)/server.key\n")
+        let tls = "mqtts://127.0.0.1:\(broker.port)"
+        let daemon = try startWithBroker(broker, ["--mqtt-ca", "\(d)/ca.pem"], url: tls)
+        waitForLog(daemon, "mqtt-connected broker=\(tls)")
+        let state = try broker.receive(["\(base)/state"], count: 1, options: ["--cafile", "\(d)/ca.pem"])
+        XCTAssertEqual(state.first?.payload, "closed", "published over TLS")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let wrongCA = try startDaemon(["--mqtt", tls, "--mqtt-client-id", node, "--mqtt-ca", "\(d)/other.pem"])
+        waitForLog(wrongCA, "mqtt-unavailable")
+        XCTAssertFalse(wrongCA.log.contains("mqtt-connected"), wrongCA.log)
+        XCTAssertEqual(try wrongCA.ask("12345S"), "S CLOSED", "the door still answers")
+    }
+}
