@@ -12,84 +12,17 @@
 # module (advertising enabled, ATT connection accepted) and from btmon; nothing is timed by polling.
 # shellcheck source=SCRIPTDIR/../lib/scenario.sh
 source "$ST_LIB/scenario.sh"
+# shellcheck source=SCRIPTDIR/../lib/bluetooth.sh
+source "$ST_LIB/bluetooth.sh"
 require_daemon
 
-BTGATT=$ST_PROJECT/.cache/system-test/bluez/btgatt-client
 [ -x "$BTGATT" ] || fail "no $BTGATT (system-test/run extracts it from bluez-source)"
-ADDR0=00:AA:01:00:00:00  # hci0: garaged; hci1 (00:AA:01:01:00:01) is the phone
 PULSE_MS=300 TRAVEL_S=1
 OPEN_BYTES="0x31 0x32 0x33 0x34 0x35 0x4f 0x3d 0x31"  # "12345O=1" (MASTER_PIN)
 t_begin=$(now_us)
 
 # ---------------------------------------------------------------------------------------------
-# Bluetooth helpers
-
-# btmgmt prints nothing when its stdin cannot be polled (the scenario's is /dev/null): a pipe.
-mgmt() { true | timeout -k 2 10 btmgmt "$@"; }
-reset_failures() { dmesg | grep -c 'Opcode 0x0c03 failed' || true; }
-# two_controllers FAILURES_BEFORE: both in mgmt's index list (set up), or status 2 as soon as a
-# new HCI Reset timed out (that controller is dead: btvirt must be started again).
-two_controllers() {
-    [ "$(reset_failures)" = "$1" ] || return 2
-    [ "$(mgmt info 2>/dev/null | grep -c '^hci[0-9]:')" -ge 2 ]
-}
-hci_up() { hciconfig "$1" | grep -q 'UP RUNNING'; }
-
-# Kernel stamps: kprobes on the bluetooth module, in their own group, removed at the end.
-KPROBES=(
-    "p:stbt/adv_cc bluetooth:hci_cc_le_set_adv_enable status=+0(%si):u8"
-    "p:stbt/att_accept bluetooth:l2cap_sock_new_connection_cb"
-)
-HAVE_KPROBES=0
-kprobes_add() {
-    local k
-    for k in "${KPROBES[@]}"; do echo "$k" >> "$TRACE/kprobe_events" || return 1; done
-    for k in adv_cc att_accept; do echo 1 > "$TRACE/events/stbt/$k/enable" || return 1; done
-    HAVE_KPROBES=1
-}
-kprobes_remove() {
-    local k
-    for k in adv_cc att_accept; do
-        [ -e "$TRACE/events/stbt/$k/enable" ] || continue
-        echo 0 > "$TRACE/events/stbt/$k/enable"
-        echo "-:stbt/$k" >> "$TRACE/kprobe_events"
-    done
-}
-# The library's cleanup first (it saves the trace while the kprobe events still decode).
-_ble_cleanup() { local rc=$?; trap - ERR; (exit "$rc"); _st_cleanup; kprobes_remove 2>/dev/null; }
-trap _ble_cleanup EXIT
-
-# The phone: btgatt-client on hci1, its stdin a FIFO held open here, everything it prints
-# (every ATT PDU with -v) in $ST_OUT/phone-N.txt. Waits grep that file for plain text (the tool
-# colours only its prompt and the labels of its service dump). A phone started again appends to
-# its file: phone_out gives only what the current btgatt-client printed, so no wait or check can
-# be satisfied by the output of an earlier one.
-declare -A PHONE_FD PHONE_PID PHONE_FROM
-phone_start() {
-    local fifo=$ST_WORK/phone-$1.in fd
-    PHONE_FROM[$1]=$(( $(stat -c %s "$ST_OUT/phone-$1.txt" 2> /dev/null || echo 0) + 1 ))
-    [ -p "$fifo" ] || mkfifo "$fifo"
-    exec {fd}<> "$fifo"
-    PHONE_FD[$1]=$fd
-    stdbuf -oL "$BTGATT" -i hci1 -d "$ADDR0" -t public -v < "$fifo" >> "$ST_OUT/phone-$1.txt" 2>&1 &
-    PHONE_PID[$1]=$!
-    ST_PIDS+=("$!")
-    log "phone $1: btgatt-client pid $! connecting to $ADDR0 from hci1"
-}
-phone_out() { tail -c "+${PHONE_FROM[$1]}" "$ST_OUT/phone-$1.txt" 2> /dev/null; }
-phone_has() { phone_out "$1" | grep -F -- "$2" > /dev/null; }  # not -q: no broken pipe for tail
-phone_cmd() { log "phone $1: $2"; echo "$2" >&"${PHONE_FD[$1]}"; }
-_phone_sees() {  # alive before looking: the phone may print TEXT and exit in between
-    local alive=0; proc_alive "${PHONE_PID[$1]}" && alive=1
-    phone_has "$1" "$2" || return $((alive ? 1 : 2))
-}
-# phone_wait N SECONDS TEXT: until phone N printed TEXT (gives up when it exited).
-phone_wait() { wait_until "$2" "phone $1: '$3'" _phone_sees "$1" "$3"; }
-phone_tail() { sed 's/\x1B\[[0-9;]*m//g' "$ST_OUT/phone-$1.txt" | tail -n "${2:-2}" | tr '\n' ' '; }
-phone_quit() {
-    kill -TERM "${PHONE_PID[$1]}"
-    wait_exit "${PHONE_PID[$1]}" 5 || fail "phone $1: btgatt-client did not exit on SIGTERM"
-}
+# The scenario's helpers (lib/bluetooth.sh has the Bluetooth ones)
 
 # The layout GarageGATT.swift promises, as btgatt-client prints its discovery.
 EXPECTED_LAYOUT="service - start: 0x0001, end: 0x0005, type: primary, uuid: 00001800-0000-1000-8000-00805f9b34fb
@@ -134,49 +67,19 @@ log_count() { grep -c -E "$1" "$ST_OUT/d.log" || true; }  # log_count REGEX: lin
 
 # ---------------------------------------------------------------------------------------------
 # The relay and the PIN table while the Bluetooth modules load.
-# btvirt's emulated controllers open AF_ALG sockets (ecb(aes), cmac(aes)) after the kernel has
-# already sent the first one its HCI Reset: loading those modules on demand under TCG takes longer
-# than the kernel's 2 s timeout ("hci0: Opcode 0x0c03 failed: -110"), so they are loaded first.
-log "modprobe hci_vhci and the AF_ALG algorithms btvirt uses, in the background"
-{
-    modprobe hci_vhci && python3 -c '
-import socket
-for kind, name in (("skcipher", "ecb(aes)"), ("hash", "cmac(aes)")):
-    socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0).bind((kind, name))'
-} > "$ST_WORK/modprobe.log" 2>&1 &
-MODPROBE_PID=$!
+bt_modules_start
 sim_chip label=st-relay lines=1 names=relay
 g=$SIM_BASE sock=$ST_WORK/g.sock
 make_pins "$PINS"
 cat /usr/bin/btvirt /usr/bin/btmgmt /usr/bin/btmon /usr/bin/gatttool "$BTGATT" > /dev/null  # warm the 9p cache
-wait_exit "$MODPROBE_PID" 60 || fail "modprobe hci_vhci still running after 60 s"
-check "modprobe hci_vhci, AF_ALG ecb(aes) and cmac(aes) ($(cat "$ST_WORK/modprobe.log"))" [ "$EXIT_RC" = 0 ]
+bt_modules_wait
 
 # ---------------------------------------------------------------------------------------------
 # Two LE controllers on one emulated radio. Should a controller still miss its HCI Reset, btvirt
 # starts again.
-for attempt in 1 2 3 4; do
-    f0=$(reset_failures)
-    btvirt -L -l2 > "$ST_OUT/btvirt.log" 2>&1 &
-    BTVIRT_PID=$!
-    ST_PIDS+=("$BTVIRT_PID")
-    wait_until 15 "two controllers in btmgmt info" two_controllers "$f0" && break
-    log "btvirt attempt $attempt failed: $(dmesg | grep -i 'bluetooth: hci' | tail -n 2 | tr '\n' ' ')"
-    kill -TERM "$BTVIRT_PID"
-    wait_exit "$BTVIRT_PID" 5 || fail "btvirt did not exit"
-    [ "$attempt" != 4 ] || fail "btvirt: no two working controllers in 4 attempts"
-done
-[ "$attempt" = 1 ] || metric btvirt_attempts "$attempt (a controller's HCI Reset went unanswered before)"
-stdbuf -oL btmon -t > "$ST_OUT/btmon.txt" 2>&1 &
-ST_PIDS+=("$!")
-# btmon sees only what happens once its monitor socket is open; the kernel then lists the
-# controllers present ("= New Index"): wait for both before anything it should record.
-_btmon_ready() { local n; n=$(grep -c '^= New Index: .*\[hci[01]\]' "$ST_OUT/btmon.txt" 2> /dev/null) || true; [ "${n:-0}" -ge 2 ]; }
-wait_until 15 "btmon listing hci0 and hci1" _btmon_ready || fail "btmon did not start capturing within 15 s"
-for i in 0 1; do
-    out=$(mgmt -i "hci$i" power on) || fail "btmgmt -i hci$i power on failed: $out"
-    check "hci$i powered through mgmt ($out)" grep -q 'settings: powered' <<< "$out"
-done
+btvirt_start
+btmon_start
+bt_power_on hci0 hci1
 
 # ---------------------------------------------------------------------------------------------
 # garaged on hci0.
@@ -286,29 +189,6 @@ check "garaged exited 0 on SIGTERM" [ "$EXIT_RC" = 0 ]
 EV=$ST_WORK/events.txt
 trace_events > "$EV"
 ev_mark() { awk -v m="$1" '$2 == "mark" && $3 == m && !d { d = 1; print $1 }' "$EV"; }
-# ev_kprobe NAME AFTER [TEXT]: the first kprobe hit NAME at or after AFTER (ns) whose line holds TEXT.
-ev_kprobe() {
-    awk -v n="$1:" -v t="$2" -v m="${3:-}" '
-    match($0, / [0-9]+\.[0-9]+: /) {
-        ts = substr($0, RSTART + 1, RLENGTH - 3); split(ts, p, ".")
-        s = p[1] * 1000000000 + p[2] * 10 ^ (9 - length(p[2]))
-        rest = substr($0, RSTART + RLENGTH); split(rest, f, " ")
-        if (f[1] == n && s >= t && index(rest, m) && !d) { d = 1; printf "%.0f\n", s }
-    }' "$TRACE/trace"
-}
-# btmon_att HCI PDU N: the stamp (ns, trace clock) of the Nth ATT PDU named PDU that btmon saw
-# on HCI, from btmon's time of day (UTC here) and the "wall" mark.
-btmon_att() {
-    local m w
-    read -r m w <<< "$(awk '$2 == "mark" && $3 == "wall" && !d { d = 1; print $1, $4 }' "$EV")"
-    awk -v hci="[$1]" -v pdu="ATT: $2 (" -v n="$3" -v m="$m" -v w="$w" '
-        /^[<>] ACL Data/ { hdr = $0; next }
-        /^[^ ]/ { hdr = "" }
-        hdr != "" && index($0, pdu) && index(hdr, hci) && ++k == n && !d {
-            d = 1; c = split(hdr, f, " "); split(f[c], a, ":")
-            printf "%.0f\n", m + (a[1] * 3600 + a[2] * 60 + a[3] - w % 86400) * 1e9
-        }' "$ST_OUT/btmon.txt"
-}
 want=$((PULSE_MS * 1000000))
 mapfile -t P < <(awk -v g="$g" '$2 == "value" && $3 == g { print $1, $4 }' "$EV" | pulses 1)
 fails=()
