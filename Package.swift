@@ -38,12 +38,18 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // libsystemd's sd_notify: readiness, status and the watchdog for a Type=notify unit.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // libmosquitto for a client driven from garaged's own poll loop: callbacks become events.
         .target(name: "CMQTT", dependencies: ["CMosquitto"]),
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "CGpio", "CLinux", "CBluetooth", "CMQTT",
+                "DoorCore", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -39,6 +39,7 @@ struct GaragedCommand: ParsableCommand {
     func run() throws {
         Daemon.blockSignals()
         let log = Logger()
+        let notifier = ServiceNotifier()
         do {
             let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
             let values = try SettingValues(flags: try CommandLineSettings.parse(settings), file: file)
@@ -47,12 +48,14 @@ struct GaragedCommand: ParsableCommand {
                 print((try? settings.bluetooth.advertising.report()) ?? "the advertising payload does not fit")
                 return
             }
-            try Daemon(settings: settings, log: log).run()
+            try Daemon(settings: settings, log: log, notifier: notifier).run()
         } catch let error as StartupError {
+            notifier.failed(error.description)
             log.error("startup-failed", ["error": error.description])
             log.flush(timeout: .seconds(1))
             throw ExitCode(1)
         } catch let error as ConfigError {
+            notifier.failed(error.description)
             log.error("startup-failed", ["error": error.description])
             log.flush(timeout: .seconds(1))
             throw ExitCode(1)

@@ -142,6 +142,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
                 logOnce("advertising-failed", text(err))
             } else {
                 logOnce("advertising", "\(name) every \(Int(settings.intervalUnits) * 625 / 1000) ms")
+                loop.notifier?.set("bluetooth", "\(name) advertising as \(settings.gatt.name)")
             }
         } catch {
             logOnce("advertising-failed", "\(error)")
@@ -162,6 +163,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         if case .serving(_, let fd) = phase { loop.remove(listenerFD: fd) }
         lastArmed = nil
         if phase != .searching(why) {
+            loop.notifier?.set("bluetooth", "unavailable: \(why)")
             log.warning("bluetooth-unavailable", ["why": why, "meanwhile": "the local socket keeps serving; retrying every second"])
         }
         phase = .searching(why)

@@ -14,6 +14,7 @@ struct StartupError: Error, CustomStringConvertible {
 struct Daemon {
     let settings: Settings
     let log: Logger
+    let notifier: ServiceNotifier
 
     /// Every signal that would end the process at once by default; only the main thread's
     /// sigwait takes them. SIGTERM, SIGINT and SIGQUIT stop the daemon cleanly; the others
@@ -138,6 +139,8 @@ struct Daemon {
                         log: log) { [weak loop] command, at in loop?.mqttCommand(command, receivedAt: at) }
         }
         loop.mqtt = mqtt
+        loop.notifier = notifier
+        mqtt?.notifier = notifier
         if let m = settings.mqtt {
             log.info("mqtt", ["broker": m.url, "client_id": m.clientID, "user": m.user ?? "-",
                               "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])
@@ -147,6 +150,7 @@ struct Daemon {
         mqtt?.start()
 
         let received = waitForStopSignal()
+        notifier.stopping("SIG" + Daemon.name(of: received))
         log.info("stopping", ["signal": Daemon.name(of: received)])
         mqtt?.stop()
         peripheral?.stop()

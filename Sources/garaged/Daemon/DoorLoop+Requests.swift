@@ -1,4 +1,7 @@
 import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The loop's requests: judged by the controller, carried out, answered, logged; and the
 /// answers the loop gives itself (the history, followers).
@@ -120,9 +123,36 @@ extension DoorLoop {
         let key = "\(door.position) \(String(describing: door.fault)) \(door.warningOn) \(door.lightOn) \(door.holdLeft(at: now) != nil) \(String(describing: door.autoCloseInterval)) \(lockouts)"
         guard key != lastStatusKey else { return }
         lastStatusKey = key
+        updateServiceStatus()
         let followers = followers(of: .status)
         guard !followers.isEmpty else { return }
         let status = controller.statusRecord(at: now)
         for c in followers { c.deliver([.record(status)]) }
+    }
+
+    /// The door and lockout parts of the line `systemctl status` shows.
+    func updateServiceStatus() {
+        guard let notifier else { return }
+        let now = clock.now()
+        let door = controller.door
+        var text = door.position.rawValue
+        if let fault = door.fault { text += ", fault \(fault.rawValue)" }
+        if door.sensing.believed { text += " (believed: no sensors)" }
+        notifier.set("door", text)
+        let locked = Throttle.Channel.allCases.compactMap { channel in
+            controller.throttle.remainingLock(channel, at: now).map { "\(channel.rawValue) until \(clockTime(secondsFromNow: $0.secondsRoundedUp))" }
+        }
+        notifier.set("lockout", locked.isEmpty ? "none" : locked.joined(separator: ", "))
+    }
+
+    /// The local wall-clock time so many seconds from now ("17:42:05"): a countdown in the
+    /// status line would be stale the moment it is sent.
+    private func clockTime(secondsFromNow seconds: Int) -> String {
+        var t = time(nil) + seconds
+        var parts = tm()
+        localtime_r(&t, &parts)
+        var buffer = [CChar](repeating: 0, count: 16)
+        strftime(&buffer, buffer.count, "%H:%M:%S", &parts)
+        return text(buffer)
     }
 }

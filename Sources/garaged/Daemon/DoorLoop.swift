@@ -61,6 +61,8 @@ final class DoorLoop: @unchecked Sendable {
     var pendingPushes: [Reply] = []
     /// Home Assistant over MQTT, when configured (set before `start`).
     var mqtt: MQTTChannel?
+    /// systemd's view of garaged (readiness, status, watchdog); set before `start`.
+    var notifier: ServiceNotifier?
     /// Who last opened the door (a label, never a PIN), for Home Assistant.
     var lastOpenedBy = "nobody yet"
     private var stopReason = "stopped"
@@ -131,6 +133,9 @@ final class DoorLoop: @unchecked Sendable {
     }
 
     private func run() {
+        // Listeners already accept (their sockets listen) and the relay is held at rest.
+        updateServiceStatus()
+        notifier?.ready(at: clock.now())
         while takePending() {
             var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
             let now = clock.now()
@@ -166,6 +171,8 @@ final class DoorLoop: @unchecked Sendable {
             pushStatusIfChanged()
             publishToHomeAssistant()
             for c in Array(connections.values) where c.closing { drop(c) }
+            // Only a loop that has come round again says it is alive.
+            notifier?.alive(at: clock.now())
         }
         summariseBursts(logBursts.flush(), eventBursts.flush())
         record(EventRecord(time: EventRecord.now(), kind: .stop, source: "garaged", detail: stopReason))
@@ -176,10 +183,11 @@ final class DoorLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    /// The earliest of the door's next event, a burst to summarise and a paused listener.
+    /// The earliest of the door's next event, a burst to summarise, a paused listener and the
+    /// watchdog's next ping.
     private func nextDeadline() -> Instant? {
         [controller.door.nextDeadline, eventBursts.nextDeadline, logBursts.nextDeadline,
-         pausedListeners.values.min()].compactMap { $0 }.min()
+         pausedListeners.values.min(), notifier?.nextDeadline].compactMap { $0 }.min()
     }
 
     /// Applies what other threads handed over; false once the loop should stop.

@@ -34,6 +34,9 @@ final class MQTTChannel: @unchecked Sendable {
     private let shared = Locked((retained: [String: String](), events: [String](), dropped: 0, stop: false, done: false,
                                  status: Status()))
 
+    /// systemd's status line shows the connection; set before `start`.
+    var notifier: ServiceNotifier?
+
     init(settings: MQTTSettings, ha: HomeAssistant, log: Logger,
          onCommand: @escaping @Sendable (Controller.ChannelCommand, Instant) -> Void) {
         self.settings = settings
@@ -263,6 +266,7 @@ final class MQTTChannel: @unchecked Sendable {
     }
 
     private func setStatus(_ state: String, error: String? = nil) {
+        notifier?.set("mqtt", error.map { "\(state): \($0)" } ?? "\(state) to \(settings.url)")
         shared.withLock {
             if $0.status.state != state { $0.status.since = EventRecord.now() }
             $0.status.state = state

@@ -114,11 +114,13 @@ final class ChildProcess {
     }
 
     /// The environment children get: the test's own, minus what would change their behaviour
-    /// behind the test's back (a PIN in GARAGE_PIN, JOURNAL_STREAM dropping log timestamps).
+    /// behind the test's back (a PIN in GARAGE_PIN, JOURNAL_STREAM dropping log timestamps,
+    /// systemd's notify socket and watchdog when the suite itself runs in a unit).
     static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["GARAGE_PIN"] = nil
         env["JOURNAL_STREAM"] = nil
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { env[key] = nil }
         env.merge(extra) { _, new in new }
         return env
     }

@@ -82,13 +82,14 @@ class GaragedTestCase: XCTestCase {
     /// Launches garaged with the test's files and `extra` flags, without waiting for it: for
     /// tests that expect it to refuse to start.
     func launchDaemon(_ extra: [String] = [], pins: String? = nil, socket: String? = nil,
-                      trace: String? = nil, stderrFD: Int32? = nil) throws -> GaragedDaemon {
+                      trace: String? = nil, stderrFD: Int32? = nil,
+                      environment: [String: String] = [:]) throws -> GaragedDaemon {
         let pins = pins ?? pinsPath, socket = socket ?? socketPath, trace = trace ?? tracePath
         daemonCount += 1
         tracePaths.append(trace)
         let process = try spawn(try Binaries.path(of: "garaged"),
                                 ["--pins", pins, "--socket", socket, "--relay", "sim:\(trace)", "--no-ble"] + extra,
-                                name: "garaged\(daemonCount)", stderrFD: stderrFD)
+                                environment: environment, name: "garaged\(daemonCount)", stderrFD: stderrFD)
         return GaragedDaemon(process: process, pinsPath: pins, socketPath: socket, tracePath: trace)
     }
 

@@ -3,23 +3,28 @@ import Foundation
 import Glibc
 #endif
 
-
-/// Connects a non-blocking Unix socket of `type` (stream for the local socket, seqpacket for the
-/// ATT seam); throws with errno's text (ENOENT, ECONNREFUSED, EAGAIN for a full backlog).
-func connectUnixSocket(_ path: String, type: Int32) throws -> Int32 {
-    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-    guard fd >= 0 else { throw HarnessError("socket(): \(String(cString: strerror(errno)))") }
+/// The address of a Unix socket at `path`; throws when the path does not fit.
+func unixAddress(_ path: String) throws -> sockaddr_un {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
     guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-        close(fd)
         throw HarnessError("socket path too long: \(path)")
     }
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0
     }
+    return addr
+}
+
+/// Connects a non-blocking Unix socket of `type` (stream for the local socket, seqpacket for the
+/// ATT seam); throws with errno's text (ENOENT, ECONNREFUSED, EAGAIN for a full backlog).
+func connectUnixSocket(_ path: String, type: Int32) throws -> Int32 {
+    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket(): \(String(cString: strerror(errno)))") }
+    var addr: sockaddr_un
+    do { addr = try unixAddress(path) } catch { close(fd); throw error }
     let rc = withUnsafePointer(to: &addr) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))

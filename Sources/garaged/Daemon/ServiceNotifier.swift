@@ -1,0 +1,81 @@
+import CSystemd
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells systemd what a `Type=notify` unit needs to know: READY=1 once garaged can open the
+/// door, a STATUS= line a person reads in `systemctl status`, STOPPING=1, and WATCHDOG=1 from
+/// the door loop itself, so a loop that hangs is restarted rather than left deaf. Outside
+/// systemd (no NOTIFY_SOCKET) every call does nothing.
+final class ServiceNotifier: @unchecked Sendable {
+    /// How often the door loop says it is alive: half of WATCHDOG_USEC, as sd_watchdog_enabled(3)
+    /// advises; nil when the unit has no WatchdogSec=.
+    let watchdogInterval: Duration?
+    /// The parts of the STATUS= line, in this order: door, lockout, bluetooth, mqtt.
+    private let parts = Locked((values: [String: String](), sent: ""))
+    private static let order = ["door", "lockout", "bluetooth", "mqtt"]
+    private var nextPing: Instant?
+
+    init() {
+        var usec: UInt64 = 0
+        // Checks WATCHDOG_PID too: a watchdog meant for another process is not ours.
+        watchdogInterval = sd_watchdog_enabled(0, &usec) > 0 && usec > 0 ? .microseconds(Int64(usec / 2)) : nil
+    }
+
+    /// Sent once the relay line is held at rest and every listener accepts: from here on a
+    /// request is served, so units ordered after garaged may start.
+    func ready(at now: Instant) {
+        send("READY=1\nSTATUS=\(line())")
+        nextPing = watchdogInterval.map { now + $0 }
+    }
+
+    /// One part of the status line ("door" → "CLOSED (believed)"); nil clears it. Sent only
+    /// when the whole line changes.
+    func set(_ part: String, _ text: String?) {
+        let changed: String? = parts.withLock { p in
+            p.values[part] = text
+            let line = ServiceNotifier.join(p.values)
+            guard line != p.sent else { return nil }
+            p.sent = line
+            return line
+        }
+        if let changed { send("STATUS=\(changed)") }
+    }
+
+    /// Sent when a stop signal arrives, so systemd shows "deactivating" and waits, rather than
+    /// counting the slow exit as a hang.
+    func stopping(_ why: String) {
+        send("STOPPING=1\nSTATUS=stopping (\(why))")
+    }
+
+    /// Says why garaged will not start, so `systemctl status` shows it beside the failure.
+    func failed(_ why: String) {
+        send("STATUS=not started: \(why)")
+    }
+
+    /// When the door loop must next call `alive`, or nil without a watchdog.
+    var nextDeadline: Instant? { nextPing }
+
+    /// Called by the door loop on every turn; pings systemd when a ping is due.
+    func alive(at now: Instant) {
+        guard let interval = watchdogInterval, let due = nextPing, now >= due else { return }
+        send("WATCHDOG=1")
+        nextPing = now + interval
+    }
+
+    private func line() -> String {
+        parts.withLock { p in
+            p.sent = ServiceNotifier.join(p.values)
+            return p.sent
+        }
+    }
+
+    private static func join(_ values: [String: String]) -> String {
+        order.compactMap { key in values[key].map { "\(key) \($0)" } }.joined(separator: "; ")
+    }
+
+    private func send(_ state: String) {
+        _ = sd_notify(0, state)
+    }
+}
