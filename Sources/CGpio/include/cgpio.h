@@ -52,6 +52,20 @@ int cgpio_input_read_edges(cgpio_input *in, cgpio_edge *edges, int max);
 /// Releases the line.
 void cgpio_input_close(cgpio_input *in);
 
+/// What `garaged doctor` reports about a line without requesting it.
+typedef struct {
+    char chip_name[64];   ///< "gpiochip0"
+    char chip_label[64];  ///< "pinctrl-bcm2711": says which board this is
+    unsigned int offset;  ///< the line's offset on its chip (BCM GPIO number on a Pi's main chip)
+    char line_name[64];   ///< "GPIO17", or "" when the chip names none
+    int used;             ///< 1 when a process or driver holds the line
+    char consumer[64];    ///< who holds it, "" when unknown or free
+} cgpio_line_report;
+
+/// Finds CHIP:LINE as cgpio_output_open would and says who holds it, without requesting it:
+/// 0 with *out filled, or -1 with a sentence (what failed, what to do) in err.
+int cgpio_probe(const char *chip, const char *line, cgpio_line_report *out, char *err, size_t err_len);
+
 /// "v1" or "v2": which libgpiod API this build was compiled against.
 const char *cgpio_api_version(void);
 

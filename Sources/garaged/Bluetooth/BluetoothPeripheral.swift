@@ -42,11 +42,8 @@ final class BluetoothPeripheral: @unchecked Sendable {
 
     func start() {
         if let holder = BluetoothPeripheral.bluetoothdPID() {
-            log.warning("bluetoothd-running", [
-                "pid": String(holder),
-                "problem": "bluetoothd serves its own GATT database on the same ATT channel, so phones may not see the garage service",
-                "fix": "sudo systemctl disable --now bluetooth; sudo btmgmt le on; sudo btmgmt power on; then restart garaged",
-            ])
+            log.warning("bluetoothd-running", ["pid": String(holder), "problem": BluetoothPeripheral.bluetoothdProblem,
+                                               "fix": BluetoothPeripheral.bluetoothdFix])
         }
         startThread(name: "bluetooth") { [self] in run() }
     }
@@ -170,9 +167,12 @@ final class BluetoothPeripheral: @unchecked Sendable {
         lastNote = ""
     }
 
+    /// Why a running bluetoothd is in the way, and what to do: said at start and by the doctor.
+    static let bluetoothdProblem = "bluetoothd serves its own GATT database on the same ATT channel, so phones may not see the garage service"
+    static let bluetoothdFix = "sudo systemctl disable --now bluetooth; sudo btmgmt le on; sudo btmgmt power on; then restart garaged"
+
     static func name(of adapter: cbt_adapter) -> String {
-        var a = adapter
-        return withUnsafeBytes(of: &a.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        cField(adapter.name)
     }
 
     /// The pid of a running bluetoothd, from /proc.
@@ -180,7 +180,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         guard let dir = opendir("/proc") else { return nil }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = cField(entry.pointee.d_name)
             guard let pid = Int32(name), let f = fopen("/proc/\(name)/comm", "r") else { continue }
             var buf = [CChar](repeating: 0, count: 64)
             let comm = fgets(&buf, 64, f) != nil ? text(buf) : ""

@@ -15,8 +15,7 @@ final class L2CAPListener: Listener {
 
     init(adapter: cbt_adapter, gatt: GarageGATT, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
         var err = [CChar](repeating: 0, count: 256)
-        var a = adapter
-        let address = withUnsafeBytes(of: &a.address) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let address = cField(adapter.address)
         let fd = cbt_att_listen(address, &err, err.count)
         guard fd >= 0 else { throw BluetoothError(text(err)) }
         self.fd = fd
@@ -42,9 +41,4 @@ final class L2CAPListener: Listener {
 struct BluetoothError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A C string buffer as a Swift string.
-func text(_ buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

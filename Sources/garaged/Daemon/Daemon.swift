@@ -164,22 +164,29 @@ struct Daemon {
     }
 
     /// Says at start what an automatic close will do without the safeguards a garage should
-    /// have: no warning output (the U.S. rule for openers that close unattended, 16 CFR 1211.14,
-    /// asks for 5 s of light and sound first), a short warning, no sensors.
+    /// have (see `autoCloseWarnings`).
     private func warnAboutAutoClose(_ timing: DoorTiming, sensing: DoorSensing) {
-        guard let interval = timing.autoClose else { return }
+        for (event, why) in Daemon.autoCloseWarnings(timing, sensing: sensing) {
+            log.warning(event, ["after_s": String(timing.autoClose?.secondsRoundedUp ?? 0), "why": why])
+        }
+    }
+
+    /// What an automatic close lacks: a warning output (the U.S. rule for openers that close
+    /// unattended, 16 CFR 1211.14, asks for 5 s of light and sound first), a long enough
+    /// warning, a sensor. The log and `garaged doctor` both say it.
+    static func autoCloseWarnings(_ timing: DoorTiming, sensing: DoorSensing) -> [(event: String, why: String)] {
+        guard timing.autoClose != nil else { return [] }
+        var found: [(String, String)] = []
         if let w = timing.warning, w < DoorTiming.warningMinimum {
-            log.warning("warning-short", ["warn_s": String(w.secondsRoundedUp),
-                                          "why": "below the 5 s the U.S. rule for unattended closing asks (16 CFR 1211.14)"])
+            found.append(("warning-short", "the warning (\(w.secondsRoundedUp) s) is below the 5 s the U.S. rule for unattended closing asks (16 CFR 1211.14)"))
         }
         if timing.warning == nil {
-            log.warning("auto-close-unwarned", ["after_s": String(interval.secondsRoundedUp),
-                "why": "no warning output (--warn): nobody in the garage is warned before the door closes by itself; the U.S. rule (16 CFR 1211.14) asks for 5 s of light and sound first"])
+            found.append(("auto-close-unwarned", "no warning output (--warn): nobody in the garage is warned before the door closes by itself; the U.S. rule (16 CFR 1211.14) asks for 5 s of light and sound first"))
         }
         if sensing.believed {
-            log.warning("auto-close-blind", ["after_s": String(interval.secondsRoundedUp),
-                "why": "no position sensor: garaged only believes the door is open. If someone closed it by hand, the auto-close press opens it again and leaves it open; wire a reed switch (--sensor-closed)"])
+            found.append(("auto-close-blind", "no position sensor: garaged only believes the door is open. If someone closed it by hand, the auto-close press opens it again and leaves it open; wire a reed switch (--sensor-closed)"))
         }
+        return found
     }
 
     /// Takes signals until one that stops the daemon; the others are logged and ignored.

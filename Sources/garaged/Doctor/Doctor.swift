@@ -1,0 +1,29 @@
+import ArgumentParser
+import DoorCore
+
+/// `garaged doctor`: checks a machine before the first start (or after a change) and says what
+/// to fix, one line per finding; exit 0 when nothing stops the daemon. It only looks: it
+/// requests no line, writes no file, and works beside a running daemon.
+struct Doctor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the settings, table, GPIO lines, socket, Bluetooth and MQTT; print what to fix.",
+        usage: "garaged doctor [--SETTING VALUE ...] [--config FILE]",
+        discussion: "Give it the settings garaged runs with (the same flags, the same --config). Each line starts with ok, warn (works, but read it) or FAIL (garaged would not start or not work). It only looks: it requests no GPIO line, writes no file, and may run beside the daemon. Exit status 0 when nothing FAILs, 1 otherwise."
+    )
+
+    @OptionGroup var options: SettingsOptions
+
+    func run() throws {
+        var report = DoctorReport()
+        do {
+            let settings = try options.settings()
+            report.add(.ok, "settings", options.config.map { "\($0) and the flags: every key known, every value valid" } ?? "every flag known, every value valid")
+            DoctorChecks(settings: settings).run(into: &report)
+        } catch {
+            report.add(.fail, "settings", error.description)
+        }
+        print(report.text, terminator: "")
+        if report.failed { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,38 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The checks `garaged doctor` runs, each on one part of what the daemon needs; the parts are
+/// in `DoctorChecks+Files.swift` (table, events, socket), `DoctorChecks+Lines.swift` (GPIO),
+/// `DoctorChecks+Radio.swift` (Bluetooth, MQTT). Every check only looks.
+struct DoctorChecks {
+    let settings: Settings
+
+    /// The pid of a garaged already running with this table, whose lines and socket are
+    /// rightly in use.
+    var runningDaemon: Int32? { TableLock.holder(tablePath: settings.pins) }
+
+    func run(into report: inout DoctorReport) {
+        table(into: &report)
+        events(into: &report)
+        socket(into: &report)
+        lines(into: &report)
+        safety(into: &report)
+        bluetooth(into: &report)
+        mqtt(into: &report)
+    }
+
+    /// What an automatic close would do without the safeguards a garage should have.
+    private func safety(into report: inout DoctorReport) {
+        let warnings = Daemon.autoCloseWarnings(settings.timing, sensing: settings.sensing)
+        guard settings.timing.autoClose != nil else {
+            report.add(.ok, "auto-close", "off")
+            return
+        }
+        if warnings.isEmpty { report.add(.ok, "auto-close", "warned (\(settings.warnS) s) and sensed") }
+        for (_, why) in warnings { report.add(.warn, "auto-close", why) }
+    }
+
+    static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }
+}

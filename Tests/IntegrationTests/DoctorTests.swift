@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `garaged doctor`: one line per finding that says what to fix, exit 1 only for what would
+/// stop the daemon, and nothing changed by looking. (Its GPIO checks on a real chip run in the
+/// kernel: system-test/scenarios/50-second-daemon-busy.sh.)
+final class DoctorTests: GaragedTestCase {
+    /// Runs the doctor with the test's files and `extra` settings.
+    private func doctor(_ extra: [String], pins: String? = nil, socket: String? = nil, relay: String? = nil) throws -> CommandResult {
+        let child = try spawn(try Binaries.path(of: "garaged"),
+                              ["doctor", "--pins", pins ?? pinsPath, "--socket", socket ?? socketPath,
+                               "--relay", relay ?? "sim:\(tracePath)", "--no-ble"] + extra, name: "doctor")
+        guard let end = child.waitForExit(timeout: .seconds(15)) else { throw HarnessError("garaged doctor did not finish within 15 s") }
+        return CommandResult(termination: end, stdout: child.stdout, stderr: child.stderr)
+    }
+
+    private func lines(_ out: String, _ level: String, _ subject: String) -> [String] {
+        out.split(separator: "\n").map(String.init).filter { $0.hasPrefix(level) && $0.contains(" \(subject): ") }
+    }
+
+    func testAReadyMachineIsWellAndNothingIsChangedByLooking() throws {
+        try initTable()
+        let before = readBytes(pinsPath)
+        let r = try doctor([])
+        XCTAssertEqual(r.termination, .exited(0), r.stdout)
+        XCTAssertTrue(lines(r.stdout, "FAIL", "").isEmpty, r.stdout)
+        XCTAssertEqual(lines(r.stdout, "ok", "table").count, 1, r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 of 16 slots used"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("garaged can start.\n") || r.stdout.hasSuffix("warning(s) to read.\n"), r.stdout)
+        XCTAssertEqual(readBytes(pinsPath), before, "the doctor changed the table")
+        XCTAssertFalse(fileExists(socketPath), "the doctor created the socket")
+        XCTAssertFalse(fileExists(tracePath), "the doctor claimed the (simulated) relay")
+    }
+
+    func testEachProblemIsOneLineThatSaysWhatToDo() throws {
+        // No table: create it.
+        var r = try doctor([])
+        XCTAssertEqual(r.termination, .exited(1))
+        XCTAssertEqual(lines(r.stdout, "FAIL", "table"), ["FAIL  table: \(pinsPath) does not exist; create it (it asks for the master PIN): garage-pins init --pins \(pinsPath)"])
+
+        // A table others can read: chmod.
+        try initTable()
+        chmod(pinsPath, 0o644)
+        r = try doctor([])
+        XCTAssertEqual(r.termination, .exited(1))
+        XCTAssertEqual(lines(r.stdout, "FAIL", "table"), ["FAIL  table: \(pinsPath) has mode 644: other users can read the PINs; sudo chmod 600 \(pinsPath)"])
+        chmod(pinsPath, 0o600)
+
+        // A socket in a directory that is not there: mkdir.
+        r = try doctor([], socket: dir + "/missing/garaged.sock")
+        XCTAssertEqual(r.termination, .exited(1))
+        XCTAssertEqual(lines(r.stdout, "FAIL", "socket"), ["FAIL  socket: \(dir)/missing does not exist; create it (mkdir -p \(dir)/missing) or choose another --socket"])
+
+        // A typo in the config: the settings line says which key.
+        try write(Array("pulse-ms = 300\npuls-ms = 300\n".utf8), to: dir + "/garaged.conf")
+        r = try doctor(["--config", dir + "/garaged.conf"])
+        XCTAssertEqual(r.termination, .exited(1))
+        let settings = lines(r.stdout, "FAIL", "settings")
+        XCTAssertEqual(settings.count, 1, r.stdout)
+        XCTAssertTrue(settings.first?.contains("puls-ms") == true, r.stdout)
+
+        // A chip that is not there: the line says so and where to look.
+        r = try doctor([], relay: "gpiochip99:17")
+        XCTAssertEqual(r.termination, .exited(1))
+        let relay = lines(r.stdout, "FAIL", "relay")
+        XCTAssertEqual(relay.count, 1, r.stdout)
+        XCTAssertTrue(relay.first?.contains("gpiodetect") == true, r.stdout)
+
+        // An automatic close with no warning output: works, but a warning says why it matters.
+        r = try doctor(["--auto-close-s", "300"])
+        XCTAssertEqual(r.termination, .exited(0), r.stdout)
+        XCTAssertTrue(lines(r.stdout, "warn", "auto-close").contains { $0.contains("16 CFR 1211.14") }, r.stdout)
+    }
+
+    func testBesideTheRunningDaemonItSaysSoAndPasses() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let r = try doctor([])
+        XCTAssertEqual(r.termination, .exited(0), r.stdout)
+        XCTAssertEqual(lines(r.stdout, "ok", "table").last, "ok    table: in use by a running garaged (pid \(daemon.process.pid))")
+        XCTAssertTrue(lines(r.stdout, "ok", "socket").contains("ok    socket: \(socketPath): a garaged answers on it"), r.stdout)
+        XCTAssertEqual(try daemon.trace().map(\.level), [0], "the doctor moved the relay")
+    }
+
+    func testTheBrokerIsTriedForReal() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        var r = try doctor(["--mqtt", broker.url])
+        XCTAssertEqual(lines(r.stdout, "ok", "mqtt"), ["ok    mqtt: \(broker.url) accepts connections"], r.stdout)
+        broker.kill()
+        r = try doctor(["--mqtt", broker.url])
+        XCTAssertEqual(r.termination, .exited(0), "a broker that is down does not stop garaged: \(r.stdout)")
+        let warn = lines(r.stdout, "warn", "mqtt")
+        XCTAssertEqual(warn.count, 1, r.stdout)
+        XCTAssertTrue(warn.first?.contains("Connection refused") == true, r.stdout)
+    }
+}
