@@ -40,8 +40,8 @@ public struct Controller: Sendable {
 
     /// Judges one request (one BLE write or one socket line). `age` is how long it waited
     /// since the kernel received it, when the transport knows.
-    public mutating func handle<C: Collection>(_ bytes: C, from source: RequestSource, at now: Instant,
-                                               wall: Int64 = 0, age: Duration? = nil) -> Outcome where C.Element == UInt8 {
+    public mutating func handle(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
+                                wall: Int64 = 0, age: Duration? = nil) -> Outcome {
         var outcome = Outcome()
         report(door.advance(to: now), at: now, wall: wall, into: &outcome)
         let labelsBefore = labels
@@ -51,13 +51,13 @@ public struct Controller: Sendable {
         return outcome
     }
 
-    private mutating func judge<C: Collection>(_ bytes: C, from source: RequestSource, at now: Instant, wall: Int64,
-                                               age: Duration?, _ outcome: inout Outcome) where C.Element == UInt8 {
+    private mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
+                                age: Duration?, _ outcome: inout Outcome) {
         let request: Request
         switch CommandCodec.decode(bytes) {
         case .failure(let code):
             // Bluetooth does not know the local extensions at all, malformed or not.
-            let local = bytes.count > PIN.length && Array(bytes)[PIN.length] == LocalCommand.letter
+            let local = bytes.count > PIN.length && bytes[PIN.length] == LocalCommand.letter
             outcome.replies = [.error(local && !source.isLocal && code == .format ? .command : code)]
             return
         case .success(let r): request = r

@@ -15,7 +15,11 @@ public struct LineFramer: Sendable {
     public init(maxLength: Int = 64) { self.maxLength = maxLength }
 
     /// Feeds bytes as they arrive; returns every item completed by them, in order.
-    public mutating func feed<C: Collection>(_ bytes: C) -> [Item] where C.Element == UInt8 {
+    public mutating func feed(_ bytes: [UInt8]) -> [Item] { feed(bytes[...]) }
+
+    /// The same for part of a read buffer. Not generic: a generic across the module boundary
+    /// would run unspecialised, a witness call per byte, on the path of every request.
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) -> [Item] {
         var items: [Item] = []
         for b in bytes {
             if b == 0x0A {

@@ -63,20 +63,32 @@ extension DoorLoop {
         drop(victim)
     }
 
-    func serve(_ connection: Connection) {
-        guard let incoming = connection.receive() else {
-            drop(connection)
-            return
-        }
-        if !incoming.isEmpty { connection.lastHeard = clock.now() }
-        for item in incoming where !connection.closing {
-            switch item {
-            case .refused(let reply, let why):
-                logRequest(connection.source, command: "?", result: reply, changed: false, extra: [("why", why)])
-                connection.deliver([reply])
-            case .request(let bytes, let receivedAt):
-                connection.deliver(handle(bytes, receivedAt: receivedAt, from: connection))
-                flushPushes()
+    /// Packets taken from one connection per wake-up, so one busy peer cannot hold up the others.
+    static let maxPacketsPerTurn = 16
+
+    /// Judges what a connection sent, one packet at a time: each request is answered (and its
+    /// press started) before the next packet is even read. `hungUp`: the poll saw the peer
+    /// close its end entirely (a half-close still gets answers).
+    func serve(_ connection: Connection, hungUp: Bool) {
+        for _ in 0..<DoorLoop.maxPacketsPerTurn where !connection.closing {
+            switch connection.receive(hungUp: hungUp) {
+            case .empty:
+                return
+            case .left:
+                drop(connection)
+                return
+            case .packet(let incoming):
+                connection.lastHeard = clock.now()
+                for item in incoming where !connection.closing {
+                    switch item {
+                    case .refused(let reply, let why):
+                        logRequest(connection.source, command: "?", result: reply, changed: false, extra: [("why", why)])
+                        connection.deliver([reply])
+                    case .request(let bytes, let receivedAt):
+                        connection.deliver(handle(bytes, receivedAt: receivedAt, from: connection))
+                        flushPushes()
+                    }
+                }
             }
         }
     }

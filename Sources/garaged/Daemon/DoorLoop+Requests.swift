@@ -112,15 +112,29 @@ extension DoorLoop {
         connections.values.compactMap { $0 as? LocalClient }.filter { $0.following == topic }
     }
 
-    /// Pushes the status to status followers when the door, a lockout or a count of wrong
-    /// PINs changed (not on every second of a countdown).
+    /// What a status follower is pushed on when it changes (not every second of a countdown):
+    /// compared on every turn of the loop, so it is plain values, never text.
+    struct StatusKey: Equatable {
+        var position: DoorPosition
+        var fault: DoorFault?
+        var warningOn: Bool
+        var lightOn: Bool
+        var holding: Bool
+        var autoClose: Duration?
+        var locked: [Bool]
+        var failures: [Int]
+    }
+
+    /// Pushes the status to status followers (and systemd's status line) when the door, a
+    /// lockout or a count of wrong PINs changed.
     func pushStatusIfChanged() {
         let now = clock.now()
         let door = controller.door
-        let lockouts = Throttle.Channel.allCases.map {
-            "\(controller.throttle.remainingLock($0, at: now) != nil)/\(controller.throttle.budget($0, at: now).failures)"
-        }
-        let key = "\(door.position) \(String(describing: door.fault)) \(door.warningOn) \(door.lightOn) \(door.holdLeft(at: now) != nil) \(String(describing: door.autoCloseInterval)) \(lockouts)"
+        let channels = Throttle.Channel.allCases
+        let key = StatusKey(position: door.position, fault: door.fault, warningOn: door.warningOn, lightOn: door.lightOn,
+                            holding: door.holdLeft(at: now) != nil, autoClose: door.autoCloseInterval,
+                            locked: channels.map { controller.throttle.remainingLock($0, at: now) != nil },
+                            failures: channels.map { controller.throttle.budget($0, at: now).failures })
         guard key != lastStatusKey else { return }
         lastStatusKey = key
         updateServiceStatus()
@@ -132,7 +146,7 @@ extension DoorLoop {
 
     /// The door and lockout parts of the line `systemctl status` shows.
     func updateServiceStatus() {
-        guard let notifier else { return }
+        guard let notifier, notifier.active else { return }
         let now = clock.now()
         let door = controller.door
         var text = door.position.rawValue

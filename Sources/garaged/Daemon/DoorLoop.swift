@@ -56,7 +56,7 @@ final class DoorLoop: @unchecked Sendable {
     /// logged once per burst, with a count.
     var logBursts = BurstCounter<String, LogLine>()
     /// The last status pushed to followers, so only changes are pushed.
-    var lastStatusKey = ""
+    var lastStatusKey: StatusKey?
     /// What phones are to be told once the current request is answered.
     var pendingPushes: [Reply] = []
     /// Home Assistant over MQTT, when configured (set before `start`).
@@ -155,7 +155,7 @@ final class DoorLoop: @unchecked Sendable {
                 if let s = switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s) }
             }
             carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
-            pushStatusIfChanged()
+            // Requests before anything that can wait: a press goes out first.
             for pfd in fds where pfd.revents != 0 && pfd.fd != wake.fd {
                 if let listener = listeners[pfd.fd] {
                     acceptConnections(from: listener)
@@ -163,7 +163,9 @@ final class DoorLoop: @unchecked Sendable {
                 }
                 guard let connection = connections[pfd.fd] else { continue }
                 if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
-                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serve(connection) }
+                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0)
+                }
                 if connection.closing { drop(connection) }
             }
             summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))

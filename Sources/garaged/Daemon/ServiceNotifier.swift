@@ -16,8 +16,11 @@ final class ServiceNotifier: @unchecked Sendable {
     private let parts = Locked((values: [String: String](), sent: ""))
     private static let order = ["door", "lockout", "bluetooth", "mqtt"]
     private var nextPing: Instant?
+    /// Whether systemd listens (NOTIFY_SOCKET is set): the status line is built only then.
+    let active: Bool
 
     init() {
+        active = getenv("NOTIFY_SOCKET") != nil
         var usec: UInt64 = 0
         // Checks WATCHDOG_PID too: a watchdog meant for another process is not ours.
         watchdogInterval = sd_watchdog_enabled(0, &usec) > 0 && usec > 0 ? .microseconds(Int64(usec / 2)) : nil

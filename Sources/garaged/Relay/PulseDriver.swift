@@ -13,8 +13,15 @@ import Glibc
 /// the press was due to end (the relay thread held up), the guard releases it. Any press that
 /// lasted longer than that is reported as an overrun (a fault the door records).
 final class PulseDriver: @unchecked Sendable {
+    /// A press the caller started: the line set active (or the set's failure) and when.
+    private struct Started {
+        var reason: Door.Press
+        var start: Instant
+        var failure: RelayError?
+    }
+
     private struct State {
-        var pending: Door.Press?
+        var pending: Started?
         var pressing = false
         var stopping = false
         var stopped = false
@@ -52,18 +59,35 @@ final class PulseDriver: @unchecked Sendable {
         startThread(name: "relay-guard") { [self] in guardRelay() }
     }
 
-    /// Asks for one press; returns at once. False if a press is already under way.
+    /// Starts one press on the caller's thread and returns at once: the line goes active here,
+    /// with nothing between the decision and the relay, and the relay thread (real-time
+    /// priority) times the release from the moment the set returned. False if a press is
+    /// already under way or the driver is stopping.
     @discardableResult
     func press(_ reason: Door.Press) -> Bool {
         let accepted = state.withLock { s -> Bool in
             guard !s.stopping, !s.pressing, s.pending == nil else { return false }
-            s.pending = reason
+            s.pressing = true  // the relay thread leaves the line alone until `pending` is set
             return true
         }
-        if accepted { wake.signal() } else {
+        guard accepted else {
             log.warning("press-refused", ["reason": reason.rawValue, "why": "a press is already under way"])
+            return false
         }
-        return accepted
+        let failure = lineLock.withLock { _ -> RelayError? in
+            do throws(RelayError) { try line.setActive(true) } catch { return error }
+            return nil
+        }
+        // Timed from when the set returned, so the line is active at least `pulse` long even
+        // when setting it is slow (a busy GPIO controller, an emulated CPU).
+        let start = clock.now()
+        state.withLock {
+            $0.pending = Started(reason: reason, start: start, failure: failure)
+            if failure == nil { $0.guardDeadline = start + pulse + PulseDriver.guardMargin }
+        }
+        wake.signal()
+        if failure == nil { guardWake.signal() }
+        return true
     }
 
     /// `body` runs on the relay thread after every press, once the relay is released, with
@@ -91,12 +115,15 @@ final class PulseDriver: @unchecked Sendable {
         }
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         while true {
-            let next = state.withLock { s -> Door.Press?? in
-                if s.stopping { return .some(nil) }
-                guard let p = s.pending else { return nil }
-                s.pending = nil
-                s.pressing = true
-                return .some(p)
+            let next = state.withLock { s -> Started?? in
+                if let p = s.pending {
+                    s.pending = nil
+                    return .some(p)
+                }
+                // A press being started (pressing, nothing pending yet) is awaited, even when
+                // stopping: its line must be released here.
+                if s.stopping && !s.pressing { return .some(nil) }
+                return nil
             }
             switch next {
             case .none:
@@ -105,8 +132,8 @@ final class PulseDriver: @unchecked Sendable {
             case .some(.none):
                 finish()
                 return
-            case .some(.some(let reason)):
-                pressOnce(reason, fds: &fds)
+            case .some(.some(let started)):
+                pressOnce(started, fds: &fds)
                 let (notify, overran) = state.withLock { s -> ((@Sendable (Bool) -> Void)?, Bool) in
                     defer { s.pressing = false; s.overran = false }
                     return (s.onRelease, s.overran)
@@ -116,22 +143,16 @@ final class PulseDriver: @unchecked Sendable {
         }
     }
 
-    private func pressOnce(_ reason: Door.Press, fds: inout [pollfd]) {
-        let failure = lineLock.withLock { _ -> RelayError? in
-            do throws(RelayError) { try line.setActive(true) } catch { return error }
-            return nil
-        }
-        if let failure {
+    /// Holds a started press until its end and releases it.
+    private func pressOnce(_ started: Started, fds: inout [pollfd]) {
+        let reason = started.reason
+        if let failure = started.failure {
             log.error("press-failed", ["reason": reason.rawValue, "error": failure.description])
             release()
             return
         }
-        // Timed from when the set returned, so the line is active at least `pulse` long even
-        // when setting it is slow (a busy GPIO controller, an emulated CPU).
-        let start = clock.now()
+        let start = started.start
         let end = start + pulse
-        state.withLock { $0.guardDeadline = end + PulseDriver.guardMargin }
-        guardWake.signal()
         log.info("press", ["reason": reason.rawValue, "pulse_ms": "\(pulse.nanoseconds / 1_000_000)"])
         var cut = false
         while true {

@@ -9,16 +9,19 @@ import Glibc
 /// remote for the throttle, every packet is stamped by the kernel on arrival (a write that
 /// waited out a stall is refused, not performed late), and a peer that keeps sending garbage
 /// (malformed PDUs, malformed commands) faster than its `ErrorBudget` refills is dropped.
-final class ATTConnection: Connection {    /// Packets waiting for a slow peer before it is dropped.
+final class ATTConnection: Connection {
+    /// Packets waiting for a slow peer before it is dropped.
     static let maxQueuedPackets = 64
-    /// PDUs taken per wake-up, so one busy bearer cannot hold up the other connections.
-    static let maxPacketsPerTurn = 16
 
     let fd: Int32
     let source: RequestSource
     var lastHeard: Instant
     private var server: ATTServer
     private var outbox: [[UInt8]] = []
+    /// One read per PDU into this, reused; one byte over the MTU tells an oversized PDU.
+    private var buffer = [UInt8](repeating: 0, count: Int(ATTServer.maximumMTU) + 1)
+    /// The response to a write whose command is being judged, sent with its replies.
+    private var pendingResponse: [UInt8]?
     private var garbage = ErrorBudget()
     private let clock = SystemMonotonicClock()
     private(set) var closing = false
@@ -36,28 +39,34 @@ final class ATTConnection: Connection {    /// Packets waiting for a slow peer b
 
     var wantsWrite: Bool { !outbox.isEmpty }
 
-    func receive() -> [Incoming]? {
-        var incoming: [Incoming] = []
-        var buffer = [UInt8](repeating: 0, count: Int(ATTServer.maximumMTU) + 1)
-        for _ in 0..<ATTConnection.maxPacketsPerTurn where !closing {
-            switch PacketSocket.read(fd, into: &buffer) {
-            case .empty:
-                return incoming
-            case .closed:
-                return incoming.isEmpty ? nil : incoming
-            case .packet(let pdu, let receivedAt, _):
-                let output = server.handle(Array(pdu))
-                if output.malformed { countGarbage("malformed PDUs") }
+    func receive(hungUp: Bool) -> Received {
+        switch PacketSocket.read(fd, into: &buffer) {
+        case .empty:
+            return .empty
+        case .closed:
+            return .left
+        case .packet(let pdu, let receivedAt, _):
+            let output = server.handle(Array(pdu))
+            if output.malformed { countGarbage("malformed PDUs") }
+            guard let command = output.command else {
                 if let response = output.response { send(response) }
-                if let command = output.command { incoming.append(.request(command, receivedAt: receivedAt)) }
+                return .packet([])
             }
+            // The write's response goes out with the command's replies (`deliver`), after the
+            // command was judged and its press started.
+            pendingResponse = output.response
+            return .packet([.request(command, receivedAt: receivedAt)])
         }
-        return incoming
     }
 
     /// Replies go out as notifications on 6E400003, one record each, when the peer subscribed;
-    /// a peer that did not (the book's app when it only opens) simply gets none.
+    /// a peer that did not (the book's app when it only opens) simply gets none. The write's
+    /// own response (a Write Request's) comes first.
     func deliver(_ replies: [Reply]) {
+        if let response = pendingResponse {
+            pendingResponse = nil
+            send(response)
+        }
         for reply in replies {
             if case .error(let code) = reply, code == .format || code == .command { countGarbage("malformed commands") }
             guard let pdu = try? server.notification(reply.bytes) else { continue }

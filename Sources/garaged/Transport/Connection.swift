@@ -18,14 +18,26 @@ protocol Connection: AnyObject {
     /// Why `closing` was set, for the log, when the connection decided it itself.
     var closeReason: String? { get }
 
-    /// Reads what arrived and returns the requests it carried, in order; nil when the peer left.
-    func receive() -> [Incoming]?
+    /// Reads one packet and returns the requests it carried, in order: the loop judges them
+    /// before it reads the next, so a press never waits behind the rest of a burst.
+    /// `hungUp`: the loop's poll saw the peer close its end (POLLHUP) before this turn.
+    func receive(hungUp: Bool) -> Received
     /// Sends the replies to one request (or queues what the socket cannot take yet).
     func deliver(_ replies: [Reply])
     /// Writes queued replies, never blocking.
     func flush()
     /// Closes the socket.
     func close()
+}
+
+/// What one read of a connection found.
+enum Received {
+    /// A packet, and the requests it carried (none for an ATT read or a refused PDU).
+    case packet([Incoming])
+    /// Nothing waits now.
+    case empty
+    /// The peer left.
+    case left
 }
 
 /// What a connection found in what it read.

@@ -16,14 +16,15 @@ final class LocalClient: Connection {
     /// Replies are cut into packets of at most this many bytes (whole records), well under
     /// the socket's send buffer, so a long answer (`log`) never fails as too big for one packet.
     static let maxPacketBytes = 32 * 1024
-    /// Packets taken per wake-up, so one busy client cannot hold up the others.
-    static let maxPacketsPerTurn = 16
+    /// The largest packet taken whole; one read into it per packet, reused.
+    static let maxPacketBytesIn = 4096
 
     let fd: Int32
     let source: RequestSource
     /// When the client last sent anything: the idlest one makes room when the daemon is full.
     var lastHeard: Instant
     var framer = LineFramer(maxLength: CommandCodec.maxLocalLineLength)
+    private var buffer = [UInt8](repeating: 0, count: LocalClient.maxPacketBytesIn)
     private var outbox: [[UInt8]] = []
     private var queuedBytes = 0
     private(set) var closing = false
@@ -64,36 +65,26 @@ final class LocalClient: Connection {
 
     func follow(_ topic: LocalCommand.FollowTopic) { following = topic }
 
-    func receive() -> [Incoming]? {
-        var incoming: [Incoming] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<LocalClient.maxPacketsPerTurn where !closing {
-            switch PacketSocket.read(fd, into: &buffer) {
-            case .empty:
-                return incoming
-            case .closed:
-                return incoming.isEmpty ? nil : peerHasLeft ? incoming.map(abandoned) : incoming
-            case .packet(let bytes, let receivedAt, let truncated):
-                // A packet larger than the buffer is refused whole: nothing in it is judged.
-                guard !truncated else {
-                    incoming.append(.refused(.error(.format), why: "packet longer than \(buffer.count) bytes"))
-                    continue
-                }
-                for item in framer.feed(bytes) + framer.endOfPacket() {
-                    switch item {
-                    case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
-                    case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(framer.maxLength) bytes"))
-                    }
+    func receive(hungUp: Bool) -> Received {
+        switch PacketSocket.read(fd, into: &buffer) {
+        case .empty:
+            return .empty
+        case .closed:
+            return .left
+        case .packet(let bytes, let receivedAt, let truncated):
+            // A packet larger than the buffer is refused whole: nothing in it is judged.
+            guard !truncated else {
+                return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])
+            }
+            var incoming: [Incoming] = []
+            for item in framer.feed(bytes) + framer.endOfPacket() {
+                switch item {
+                case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
+                case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(framer.maxLength) bytes"))
                 }
             }
+            return .packet(hungUp ? incoming.map(abandoned) : incoming)
         }
-        return peerHasLeft ? incoming.map(abandoned) : incoming
-    }
-
-    /// True once the client closed its end entirely (POLLHUP; a half-close still gets answers).
-    private var peerHasLeft: Bool {
-        var pfd = pollfd(fd: fd, events: 0, revents: 0)
-        return poll(&pfd, 1, 0) == 1 && pfd.revents & Int16(POLLHUP) != 0
     }
 
     /// A request whose client has gone is not judged: nobody waits for its answer any more.
