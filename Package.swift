@@ -7,13 +7,19 @@ let package = Package(
     products: [
         .executable(name: "garaged", targets: ["garaged"]),
         .executable(name: "garage-pins", targets: ["garage-pins"]),
+        // The pure logic, for the benchmarks in bench/swift (a package of their own).
+        .library(name: "DoorCore", targets: ["DoorCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // Pure logic: codec, PIN table, door state machine, throttle. No hardware, no sockets.
+        // Pure logic: codec, PIN table, door state machine, throttle, ATT server. No hardware,
+        // no sockets, no files, no clocks: what it needs of them comes in through protocols.
         .target(name: "DoorCore"),
+        // DoorCore's adapters to the system: crash-safe files (the table, its lock, labels, the
+        // history, the closing interval) and the clocks.
+        .target(name: "DoorSystem", dependencies: ["DoorCore"]),
         // libgpiod headers and link flags; PKG_CONFIG_PATH picks v1 or v2.
         .systemLibrary(
             name: "CGpiod",
@@ -49,18 +55,18 @@ let package = Package(
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CSystemd",
+                "DoorCore", "DoorSystem", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "garage-pins",
             dependencies: [
-                "DoorCore",
+                "DoorCore", "DoorSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DoorCoreTests", dependencies: ["DoorCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["DoorCore"]),
+        .testTarget(name: "DoorCoreTests", dependencies: ["DoorCore", "DoorSystem"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["DoorCore", "DoorSystem"]),
     ]
 )

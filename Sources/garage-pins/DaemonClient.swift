@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,6 @@ import Glibc
 /// A connection to garaged's local socket (SOCK_SEQPACKET): one request packet out, reply
 /// records (`record\n` lines, in packets) back until the final one.
 struct DaemonClient {
-    static let defaultSocket = "/run/garaged/garaged.sock"
     static let timeout: Int32 = 5000  // ms
 
     let socketPath: String
@@ -71,19 +71,11 @@ struct DaemonClient {
     }
 
     private func connect() throws(CLIError) -> Int32 {
+        guard var addr = LocalSocketAddress.make(socketPath) else {
+            throw CLIError.usage("socket path \(socketPath) is too long for a Unix socket (at most \(LocalSocketAddress.maxPathBytes) bytes)")
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw unreachable(String(cString: strerror(errno))) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socketPath.utf8)
-        guard path.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd)
-            throw CLIError.usage("socket path \(socketPath) is too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            raw.copyBytes(from: path)
-            raw[path.count] = 0
-        }
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))

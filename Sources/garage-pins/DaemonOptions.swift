@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,7 +8,7 @@ import Glibc
 /// The options every daemon command shares: where the daemon is and who is asking.
 struct DaemonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The daemon's socket.", valueName: "PATH"))
-    var socket: String = DaemonClient.defaultSocket
+    var socket: String = LocalSocketAddress.defaultPath
 
     @Option(help: ArgumentHelp("Your PIN (5 characters); default: $GARAGE_PIN, else a prompt on a terminal.", valueName: "PIN"))
     var pin: String?

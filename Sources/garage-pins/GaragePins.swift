@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ struct GaragePins: ParsableCommand {
         commandName: "garage-pins",
         abstract: "Run the garage from a shell: open it, manage who may, see who came and went.",
         discussion: """
-        Commands that talk to the running daemon take --socket PATH (default \(DaemonClient.defaultSocket)) \
+        Commands that talk to the running daemon take --socket PATH (default \(LocalSocketAddress.defaultPath)) \
         and your PIN from --pin, the GARAGE_PIN environment variable, or a prompt (when stdin is a \
         terminal; nothing is echoed). Managing PINs and reading the history need the master PIN.
 

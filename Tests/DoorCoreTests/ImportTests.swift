@@ -1,5 +1,6 @@
 import XCTest
 @testable import DoorCore
+@testable import DoorSystem
 
 /// The pure halves of the owner's tools: the EEPROM-dump importer, the JSON backup, the labels
 /// sidecar codec, the small JSON, `--since` parsing, and the local-socket extensions.

@@ -10,7 +10,7 @@ final class LocalCommandTests: XCTestCase {
     final class MemoryLabels: LabelsSaving, @unchecked Sendable {
         var saved: [Labels] = []
         var failing = false
-        func save(_ labels: Labels) throws(TableFileError) {
+        func save(_ labels: Labels) throws(StoreError) {
             if failing { throw .io(path: "memory", action: "write", errno: 28) }
             saved.append(labels)
         }

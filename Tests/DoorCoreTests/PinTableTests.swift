@@ -1,5 +1,6 @@
 import XCTest
 @testable import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -11,7 +11,7 @@ final class MemoryStore: PinTableSaving, @unchecked Sendable {
     var saved: [PinTable] = []
     var failing = false
 
-    func save(_ table: PinTable) throws(TableFileError) {
+    func save(_ table: PinTable) throws(StoreError) {
         if failing { throw .io(path: "memory", action: "write", errno: 28) }
         saved.append(table)
     }

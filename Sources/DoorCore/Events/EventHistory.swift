@@ -1,8 +1,12 @@
 /// The daemon's in-memory copy of the history, so `log` and `who` are answered at once and
 /// include records the writer thread has not yet made durable. It rotates exactly as
-/// EventHistoryFile does (by the same encoded sizes), so it holds what the two files hold and
+/// the history files do (by the same encoded sizes), so it holds what the two files hold and
 /// `log` shows the same before and after a restart.
 public struct EventHistory: Sendable {
+    /// 256 KiB a file: at ~120 bytes a record, the last 2,100 to 4,300 records are kept:
+    /// months of a family's comings and goings, or a day of a few thousand requests.
+    public static let defaultMaxBytesPerFile = 256 * 1024
+
     public let maxBytesPerFile: Int
     private var records: [EventRecord] = []
     private var head = 0
@@ -12,7 +16,7 @@ public struct EventHistory: Sendable {
     private var currentBytes = 0
 
     /// Starts from what the files hold: FILE.1's records, FILE's records and FILE's size.
-    public init(maxBytesPerFile: Int = EventHistoryFile.defaultMaxBytes, older: [EventRecord] = [],
+    public init(maxBytesPerFile: Int = EventHistory.defaultMaxBytesPerFile, older: [EventRecord] = [],
                 current: [EventRecord] = [], currentBytes: Int = 0) {
         self.maxBytesPerFile = maxBytesPerFile
         records = older + current

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One thing that happened at the garage, for the owner's history (`garage-pins log`, `who`):
 /// when (wall clock), what, from where, and which slot, by label. Never a PIN.
 public struct EventRecord: Equatable, Sendable {
@@ -92,12 +88,5 @@ public struct EventRecord: Equatable, Sendable {
         self.init(time: time, kind: kind, source: source, slot: json["slot"]?.intValue.map { Int($0) },
                   label: json["label"]?.stringValue, detail: json["detail"]?.stringValue,
                   count: json["count"]?.intValue.map { Int($0) }, spanSeconds: json["span_s"]?.intValue.map { Int($0) })
-    }
-
-    /// Wall-clock now, in milliseconds since the epoch.
-    public static func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec / 1_000_000)
     }
 }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A point on CLOCK_MONOTONIC, in nanoseconds: the clock libgpiod and the relay trace use,
 /// so log lines, traces and the door's timers can be compared directly.
 public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
@@ -42,15 +38,4 @@ extension Duration {
 /// The door's notion of "now", injectable so the state machine and throttle run under test time.
 public protocol MonotonicClock: Sendable {
     func now() -> Instant
-}
-
-/// The kernel's CLOCK_MONOTONIC: never jumps with NTP or the user setting the date.
-public struct SystemMonotonicClock: MonotonicClock {
-    public init() {}
-
-    public func now() -> Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Instant(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))
-    }
 }

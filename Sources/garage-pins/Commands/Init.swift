@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 
 extension GaragePins {
     /// `init`: a new table with a master PIN.

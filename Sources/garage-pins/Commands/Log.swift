@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 
 extension GaragePins {
     /// `log [--since TIME] [--follow]`: the garage's event history (master PIN).

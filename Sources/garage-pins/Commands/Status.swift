@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 
 extension GaragePins {
     /// `status [--follow]`: what the daemon believes, once or as it changes.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DoorCore
+import DoorSystem
 
 extension GaragePins {
     /// `who [--today|--since TIME]`: the in/out board, from the garage's own events.

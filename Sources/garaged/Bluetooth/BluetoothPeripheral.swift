@@ -1,6 +1,7 @@
 import CBluetooth
 import CLinux
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif

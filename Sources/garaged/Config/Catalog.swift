@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 
 /// Every setting garaged takes, declared once: one line each, in the order `--help` lists them.
 /// A setting is read where it is used, by name (`values.pulseMs`), so a new one is one line
@@ -7,7 +8,7 @@ struct Catalog: Sendable {
     // Files and sockets.
     let pins = Setting.text("pins", "The PIN table (an EEPROM image; create it with `garage-pins init`).", value: "FILE", default: "/var/lib/garaged/pins.eeprom")
     let events = Setting.optional("events", "The event history for `garage-pins log` and `who`; it rotates to FILE.1, and attempts go to FILE.attempts.", value: "FILE", defaultText: "the table's path + .events")
-    let socket = Setting.text("socket", "The local socket the owner's tools talk to (SOCK_SEQPACKET, mode 0660).", value: "PATH", default: LocalSocket.defaultPath)
+    let socket = Setting.text("socket", "The local socket the owner's tools talk to (SOCK_SEQPACKET, mode 0660).", value: "PATH", default: LocalSocketAddress.defaultPath)
     let socketGroup = Setting.optional("socket-group", "The group whose members may use the local socket.", value: "GROUP", defaultText: "\(Settings.defaultSocketGroup), when that group exists")
     let attSocket = Setting.optional("att-socket", "Also serve GATT on this Unix SOCK_SEQPACKET socket, one ATT bearer per connection, exactly as over Bluetooth (tests, tools without a radio).", value: "PATH")
 

@@ -1,5 +1,6 @@
 import CLinux
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,7 +69,7 @@ struct Daemon {
             table = try tableFile.load()
             storedInterval = try ClosingIntervalFile(tablePath: settings.pins).load()
             hardware = try DoorHardware.claim(settings, clock: clock)
-        } catch let e as TableFileError {
+        } catch let e as StoreError {
             throw StartupError(description: e.description)
         } catch let e as RelayError {
             throw StartupError(description: e.description)

@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 
 /// The loop's side of the door: carrying out what the controller decided (the press first),
 /// reading the limit switches, and telling phones.

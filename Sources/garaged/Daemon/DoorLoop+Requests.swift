@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif

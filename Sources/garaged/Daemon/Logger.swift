@@ -1,5 +1,6 @@
 import CLinux
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif

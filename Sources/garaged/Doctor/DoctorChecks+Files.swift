@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,7 @@ extension DoctorChecks {
         if access(path, R_OK | W_OK) != 0 {
             report.add(.fail, "table", "this user (uid \(geteuid())) cannot read and write \(path) (owner uid \(st.st_uid)); run the doctor as the user garaged runs as, or fix the owner")
         }
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         if access(dir, W_OK) != 0 {
             report.add(.fail, "table", "\(dir) is not writable by this user: a PIN change is saved by writing a new file there and renaming it")
         }
@@ -39,7 +40,7 @@ extension DoctorChecks {
     }
 
     func events(into report: inout DoctorReport) {
-        let dir = PinTableFile.directory(of: settings.eventsPath)
+        let dir = AtomicFile.directory(of: settings.eventsPath)
         if access(dir, W_OK) != 0 {
             report.add(.fail, "events", "\(dir) is not writable by this user: the history (\(settings.eventsPath)) could not be kept")
         } else {
@@ -48,7 +49,7 @@ extension DoctorChecks {
     }
 
     func socket(into report: inout DoctorReport) {
-        let path = settings.socket, dir = PinTableFile.directory(of: path)
+        let path = settings.socket, dir = AtomicFile.directory(of: path)
         var st = stat()
         if stat(dir, &st) != 0 {
             if dir == "/run/garaged" {

@@ -1,6 +1,7 @@
 import CLinux
 import CMQTT
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif

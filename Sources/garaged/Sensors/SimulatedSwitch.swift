@@ -1,4 +1,5 @@
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,7 @@ final class SimulatedSwitch: SwitchInput {
         name = path.split(separator: "/").last.map(String.init) ?? path
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw RelayError("cannot watch the simulated \(which.rawValue) switch \(path): \(String(cString: strerror(errno)))") }
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         guard inotify_add_watch(fd, dir, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)) >= 0 else {
             let e = errno
             Glibc.close(fd)

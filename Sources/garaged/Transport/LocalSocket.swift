@@ -1,21 +1,21 @@
 import CLinux
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The owner's door into the daemon: a Unix stream socket, mode 0660, one request per line.
+/// The owner's door into the daemon: a Unix SOCK_SEQPACKET socket, mode 0660, one request per
+/// packet. The ATT test seam listens the same way.
 enum LocalSocket {
-    static let defaultPath = "/run/garaged/garaged.sock"
-
     /// Binds and listens (non-blocking). A socket file left by a dead daemon is replaced; one a
     /// live daemon still answers on is not.
     static func listen(path: String, type: Int32 = Int32(SOCK_STREAM.rawValue),
                        flag: String = "--socket") throws(ConfigError) -> Int32 {
-        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw ConfigError("socket path \(path) is too long for a Unix socket (at most 107 bytes); choose a shorter \(flag)")
+        guard var addr = LocalSocketAddress.make(path) else {
+            throw ConfigError("socket path \(path) is too long for a Unix socket (at most \(LocalSocketAddress.maxPathBytes) bytes); choose a shorter \(flag)")
         }
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         if access(dir, F_OK) != 0 {
             guard mkdir(dir, 0o755) == 0 || errno == EEXIST else {
                 throw ConfigError("cannot create the socket's directory \(dir): \(String(cString: strerror(errno))); create it or choose another \(flag)")
@@ -34,7 +34,6 @@ enum LocalSocket {
         }
         let fd = socket(AF_UNIX, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ConfigError("cannot create a Unix socket: \(String(cString: strerror(errno)))") }
-        var addr = address(path)
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -56,9 +55,9 @@ enum LocalSocket {
 
     /// A blocking client connection (used here only to see whether a daemon is alive).
     static func connect(path: String, type: Int32) throws(ConfigError) -> Int32 {
+        guard var addr = LocalSocketAddress.make(path) else { throw ConfigError("socket path \(path) is too long") }
         let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ConfigError("socket: \(String(cString: strerror(errno)))") }
-        var addr = address(path)
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -69,17 +68,6 @@ enum LocalSocket {
             throw ConfigError("connect \(path): \(String(cString: strerror(errno)))")
         }
         return fd
-    }
-
-    static func address(_ path: String) -> sockaddr_un {
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return addr
     }
 
     /// The connecting process's uid, from the kernel (SO_PEERCRED), which a client cannot forge.

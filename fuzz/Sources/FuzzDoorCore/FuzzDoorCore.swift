@@ -2,7 +2,7 @@ import DoorCore
 
 /// Saves nothing: the fuzzer exercises the controller's logic, not the disk.
 private struct NullStore: PinTableSaving {
-    func save(_ table: PinTable) throws(TableFileError) {}
+    func save(_ table: PinTable) throws(StoreError) {}
 }
 
 /// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
@@ -67,7 +67,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             case 0x02: outcome = controller.sensor(.open, active: line.count > 1, at: now)
             case 0x03: outcome = controller.relayReleased(at: now)
             case 0x04: outcome = controller.tick(at: now)
-            default: outcome = controller.handle(line, from: remote, at: now)
+            default: outcome = controller.handle(Array(line), from: remote, at: now)
             }
             for reply in outcome.replies + outcome.pushes { precondition(reply.bytes.count <= Reply.maxRecordLength) }
             for press in outcome.presses {

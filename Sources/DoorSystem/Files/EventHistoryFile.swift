@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,9 +9,8 @@ import Glibc
 /// more than twice `maxBytes`. Reading takes FILE.1 then FILE and skips torn or corrupt lines.
 /// One process appends (the daemon's event writer thread); it is not shared between threads.
 public final class EventHistoryFile: @unchecked Sendable {
-    /// 256 KiB a file: at ~120 bytes a record, the last 2,100 to 4,300 records are kept:
-    /// months of a family's comings and goings, or a day of a few thousand requests.
-    public static let defaultMaxBytes = 256 * 1024
+    /// The size at which a file rotates, the same as the in-memory history's.
+    public static let defaultMaxBytes = EventHistory.defaultMaxBytesPerFile
 
     public let path: String
     public let maxBytes: Int
@@ -33,7 +33,7 @@ public final class EventHistoryFile: @unchecked Sendable {
 
     /// Appends records and waits until they are on disk (fdatasync, once for the batch). The
     /// rotation is decided record by record, as EventHistory mirrors it.
-    public func append(_ records: [EventRecord]) throws(TableFileError) {
+    public func append(_ records: [EventRecord]) throws(StoreError) {
         try openIfNeeded()
         var pending: [UInt8] = []
         for r in records {
@@ -51,13 +51,13 @@ public final class EventHistoryFile: @unchecked Sendable {
     }
 
     /// Appends pre-encoded bytes as they are (tests use it to write torn lines).
-    public func append(bytes: [UInt8]) throws(TableFileError) {
+    public func append(bytes: [UInt8]) throws(StoreError) {
         try openIfNeeded()
         try write(bytes)
         try sync()
     }
 
-    private func write(_ bytes: [UInt8]) throws(TableFileError) {
+    private func write(_ bytes: [UInt8]) throws(StoreError) {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -70,18 +70,18 @@ public final class EventHistoryFile: @unchecked Sendable {
         size += written
     }
 
-    private func sync() throws(TableFileError) {
+    private func sync() throws(StoreError) {
         guard fdatasync(fd) == 0 else { throw .io(path: path, action: "fdatasync", errno: errno) }
     }
 
     /// Every sound record, oldest first, and how many lines were skipped as torn or corrupt.
-    public func readAll() throws(TableFileError) -> (records: [EventRecord], skipped: Int) {
+    public func readAll() throws(StoreError) -> (records: [EventRecord], skipped: Int) {
         let r = try read()
         return (r.older + r.current, r.skipped)
     }
 
     /// What each file holds, and FILE's size: what an EventHistory starts from.
-    public func read() throws(TableFileError) -> (older: [EventRecord], current: [EventRecord], currentBytes: Int, skipped: Int) {
+    public func read() throws(StoreError) -> (older: [EventRecord], current: [EventRecord], currentBytes: Int, skipped: Int) {
         let older = try AtomicFile.read(olderPath, limit: maxBytes * 4) ?? []
         let current = try AtomicFile.read(path, limit: maxBytes * 4) ?? []
         let a = EventCodec.decodeAll(older), b = EventCodec.decodeAll(current)
@@ -91,7 +91,7 @@ public final class EventHistoryFile: @unchecked Sendable {
     }
 
     /// A history that mirrors these files.
-    public func history() throws(TableFileError) -> (EventHistory, skipped: Int) {
+    public func history() throws(StoreError) -> (EventHistory, skipped: Int) {
         let r = try read()
         return (EventHistory(maxBytesPerFile: maxBytes, older: r.older, current: r.current, currentBytes: r.currentBytes), r.skipped)
     }
@@ -105,7 +105,7 @@ public final class EventHistoryFile: @unchecked Sendable {
 
     /// Opens FILE for appending; a last line torn by a crash gets its newline first, so the
     /// next record starts on a line of its own (the torn one stays, and is skipped on reading).
-    private func openIfNeeded() throws(TableFileError) {
+    private func openIfNeeded() throws(StoreError) {
         guard fd < 0 else { return }
         fd = try AtomicFile.openRegular(path, flags: O_WRONLY | O_APPEND)
         var st = stat()
@@ -125,10 +125,10 @@ public final class EventHistoryFile: @unchecked Sendable {
         }
     }
 
-    private func rotate() throws(TableFileError) {
+    private func rotate() throws(StoreError) {
         close()
         guard rename(path, olderPath) == 0 else { throw .io(path: path, action: "rotate", errno: errno) }
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 { fsync(dfd); Glibc.close(dfd) }
         try openIfNeeded()

@@ -1,3 +1,4 @@
+import DoorCore
 /// The labels sidecar next to the table (`<table>.labels`), written as safely as the table.
 /// A missing sidecar is an empty one: a table from `init` or an Arduino has no names yet.
 public struct LabelsFile: Sendable {
@@ -8,7 +9,7 @@ public struct LabelsFile: Sendable {
     /// The sidecar that belongs to a table file.
     public init(tablePath: String) { self.init(path: tablePath + ".labels") }
 
-    public func load() throws(TableFileError) -> Labels {
+    public func load() throws(StoreError) -> Labels {
         guard let bytes = try AtomicFile.read(path, limit: 64 * 1024) else { return Labels() }
         do {
             return try Labels.decode(bytes)
@@ -17,14 +18,9 @@ public struct LabelsFile: Sendable {
         }
     }
 
-    public func save(_ labels: Labels) throws(TableFileError) {
+    public func save(_ labels: Labels) throws(StoreError) {
         try AtomicFile.write(labels.encoded(), to: path, mode: 0o600)
     }
-}
-
-/// Where the controller persists changed labels before it answers OK.
-public protocol LabelsSaving: Sendable {
-    func save(_ labels: Labels) throws(TableFileError)
 }
 
 extension LabelsFile: LabelsSaving {}

@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,7 @@ public final class TableLock: @unchecked Sendable {
     public static func lockPath(for tablePath: String) -> String { tablePath + ".lock" }
 
     /// Takes the lock or throws `.locked` naming the holder.
-    public static func acquire(tablePath: String) throws(TableFileError) -> TableLock {
+    public static func acquire(tablePath: String) throws(StoreError) -> TableLock {
         let path = lockPath(for: tablePath)
         try AtomicFile.requireRegularOrMissing(tablePath)
         let fd = try AtomicFile.openRegular(path, flags: O_RDWR)

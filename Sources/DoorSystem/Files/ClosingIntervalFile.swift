@@ -1,3 +1,4 @@
+import DoorCore
 /// The closing interval set from the app (`C=<seconds>`), kept beside the table in
 /// `<table>.autoclose` and written as safely as the table, so it outlives a restart. While the
 /// file exists it wins over the configured `auto-close-s`.
@@ -7,7 +8,7 @@ public struct ClosingIntervalFile: Sendable {
     public init(tablePath: String) { path = tablePath + ".autoclose" }
 
     /// The stored interval in seconds (0: off), or nil when none was ever set from the app.
-    public func load() throws(TableFileError) -> Int? {
+    public func load() throws(StoreError) -> Int? {
         guard let bytes = try AtomicFile.read(path, limit: 64) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         guard let seconds = Int(text), DoorTiming.autoCloseRange.contains(seconds) else {
@@ -17,13 +18,8 @@ public struct ClosingIntervalFile: Sendable {
     }
 }
 
-/// Where the controller keeps the closing interval before it answers `C=` with OK.
-public protocol ClosingIntervalSaving: Sendable {
-    func save(_ seconds: Int) throws(TableFileError)
-}
-
 extension ClosingIntervalFile: ClosingIntervalSaving {
-    public func save(_ seconds: Int) throws(TableFileError) {
+    public func save(_ seconds: Int) throws(StoreError) {
         try AtomicFile.write(Array("\(seconds)\n".utf8), to: path, mode: 0o600)
     }
 }

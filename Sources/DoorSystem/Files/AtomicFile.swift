@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,13 +12,19 @@ import Glibc
 /// planted in a writable folder could point a write anywhere). A link, a FIFO, a device or a
 /// directory where a file belongs is refused with a message that says what to name instead.
 public enum AtomicFile {
+    /// The folder a file lives in ("." for a bare name), for fsync and temporary files.
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// The suffix of temporary files: `<file>.tmp.XXXXXX`. One left by a save that was killed
     /// holds a whole table (PINs) and is removed by `removeStaleTemporaries`.
     static let temporaryInfix = ".tmp."
 
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(TableFileError) {
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(StoreError) {
         try requireRegularOrMissing(path)
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         var template = Array("\(path)\(temporaryInfix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw .io(path: dir, action: "create a temporary file in", errno: errno) }
@@ -54,7 +61,7 @@ public enum AtomicFile {
 
     /// The whole file, or nil when it does not exist; other failures throw. A file larger than
     /// `limit` cannot be ours and is refused with its size, never read in part.
-    public static func read(_ path: String, limit: Int = 1 << 20) throws(TableFileError) -> [UInt8]? {
+    public static func read(_ path: String, limit: Int = 1 << 20) throws(StoreError) -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
@@ -82,7 +89,7 @@ public enum AtomicFile {
     }
 
     /// Refuses a path that exists as anything but a regular file (a link, a FIFO, a folder).
-    public static func requireRegularOrMissing(_ path: String) throws(TableFileError) {
+    public static func requireRegularOrMissing(_ path: String) throws(StoreError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         switch st.st_mode & S_IFMT {
@@ -94,7 +101,7 @@ public enum AtomicFile {
 
     /// Opens (creating it 0600 if needed) a file the daemon appends to or locks, refusing a
     /// symbolic link or anything that is not a regular file.
-    public static func openRegular(_ path: String, flags: Int32) throws(TableFileError) -> Int32 {
+    public static func openRegular(_ path: String, flags: Int32) throws(StoreError) -> Int32 {
         let fd = open(path, flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
             if errno == ELOOP { throw symlinkError(path) }
@@ -113,7 +120,7 @@ public enum AtomicFile {
     /// save is under way. Returns the names removed.
     @discardableResult
     public static func removeStaleTemporaries(of path: String) -> [String] {
-        let dir = PinTableFile.directory(of: path)
+        let dir = AtomicFile.directory(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         let prefix = base + temporaryInfix
         guard let d = opendir(dir) else { return [] }
@@ -132,7 +139,7 @@ public enum AtomicFile {
         return removed
     }
 
-    static func symlinkError(_ path: String) -> TableFileError {
+    static func symlinkError(_ path: String) -> StoreError {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink(path, &buffer, buffer.count - 1)
         let target = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"

@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif

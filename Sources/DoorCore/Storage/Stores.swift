@@ -1,0 +1,15 @@
+/// Where the controller persists a changed table before it answers OK; a failure means the
+/// change is not made. The file store in production, anything else in tests.
+public protocol PinTableSaving: Sendable {
+    func save(_ table: PinTable) throws(StoreError)
+}
+
+/// Where the controller persists changed labels before it answers OK.
+public protocol LabelsSaving: Sendable {
+    func save(_ labels: Labels) throws(StoreError)
+}
+
+/// Where the controller keeps the closing interval before it answers `C=` with OK.
+public protocol ClosingIntervalSaving: Sendable {
+    func save(_ seconds: Int) throws(StoreError)
+}
