@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds the Debian package: .cache/package/garaged_<version>_<arch>.deb (plain dpkg-deb, no
+# debhelper). The file set is `make install`'s (PREFIX=/usr, the unit in /lib/systemd/system);
+# Depends: is what dpkg-shlibdeps finds the binaries linked against, plus adduser (postinst's
+# addgroup). The version is GaragedCommand.version, declared once in the Swift source.
+#
+# Usage: scripts/package.sh [--no-lintian]     (make deb)
+# Env:   GARAGED_PACKAGE_DIR (default .cache/package), DEB_MAINTAINER ("Name <mail>")
+# The last line printed is the .deb's path.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+umask 022
+
+lintian=yes
+for arg in "$@"; do
+    case "$arg" in
+    --no-lintian) lintian=no ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "package.sh: unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+
+die() { echo "package.sh: $*" >&2; exit 1; }
+started=$SECONDS
+
+# Build tools: the libraries' -dev packages (scripts/deps.sh), dpkg-dev for dpkg-shlibdeps.
+scripts/deps.sh dpkg-dev binutils
+
+version=$(sed -n 's/^[[:space:]]*static let version = "\([^"]*\)".*/\1/p' Sources/garaged/GaragedCommand.swift)
+[ "$(printf '%s\n' "$version" | grep -c .)" = 1 ] ||
+    die "expected one 'static let version = \"...\"' in Sources/garaged/GaragedCommand.swift, found: '$version'"
+[[ "$version" =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
+arch=$(dpkg --print-architecture)
+maintainer=${DEB_MAINTAINER:-garaged maintainers <maintainers@users.noreply.a-seed-d4ae77ef.example>}
+# Reproducible: every file's time, and the changelog's date, is the last commit's.
+SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+export SOURCE_DATE_EPOCH
+
+out=${GARAGED_PACKAGE_DIR:-.cache/package}
+stage=$out/stage
+root=$stage/debian/garaged
+deb=$out/garaged_${version}_${arch}.deb
+
+echo "== release build (static Swift standard library, .build-package/)"
+build_started=$SECONDS
+make --no-print-directory build 2>&1 | { grep -v -e '^\[' -e "use of \`mktemp' is dangerous" || true; }
+echo "   built in $((SECONDS - build_started)) s"
+
+echo "== staging $root"
+rm -rf "$stage"
+mkdir -p "$root"
+make --no-print-directory install DESTDIR="$PWD/$root" PREFIX=/usr SYSCONFDIR=/etc \
+    UNITDIR=/lib/systemd/system ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
+"$root/usr/sbin/garaged" --version >/dev/null || die "the staged garaged does not run"
+"$root/usr/bin/garage-pins" --help >/dev/null || die "the staged garage-pins does not run"
+
+doc=$root/usr/share/doc/garaged
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+{
+    echo "garaged ($version) unstable; urgency=medium"
+    echo
+    echo "  * Release $version, built from git commit $commit (the changes: git log)."
+    echo
+    echo " -- $maintainer  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} | gzip -9n > "$doc/changelog.gz"
+
+echo "== control files; Depends: from what the binaries link (dpkg-shlibdeps)"
+mkdir -m 0755 "$root/DEBIAN"
+mkdir -p "$stage/debian"
+printf 'Source: garaged\n\nPackage: garaged\nArchitecture: any\n' > "$stage/debian/control"
+# (dpkg 1.21's "binaries to analyze should already be installed in their package's directory"
+# is said even when they are, as here: dropped.)
+shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e debian/garaged/usr/sbin/garaged -e debian/garaged/usr/bin/garage-pins \
+    2> >(grep -v "should already be installed in their package's directory" >&2))
+shlibs=${shlibs#shlibs:Depends=}
+[[ "$shlibs" == *libc6* ]] || die "dpkg-shlibdeps gave no dependencies: '$shlibs'"
+depends="$shlibs, adduser"
+echo "   Depends: $depends"
+
+for script in postinst prerm postrm; do
+    install -m 0755 "packaging/debian/$script" "$root/DEBIAN/$script"
+done
+echo /etc/garaged.conf > "$root/DEBIAN/conffiles"
+chmod 0644 "$root/DEBIAN/conffiles"
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \
+    > "$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/md5sums"
+installed_size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
+    -e "s|@INSTALLED_SIZE@|$installed_size|" -e "s|@DEPENDS@|$depends|" \
+    packaging/debian/control > "$root/DEBIAN/control"
+chmod 0644 "$root/DEBIAN/control"
+if grep -n '@[A-Z_]*@' "$root/DEBIAN/control"; then die "a placeholder is left in DEBIAN/control"; fi
+
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+rm -f "$deb"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "== $deb ($(du -h "$deb" | cut -f1), installed $installed_size KiB) in $((SECONDS - started)) s"
+dpkg-deb --field "$deb" Package Version Architecture Depends | sed 's/^/   /'
+
+if [ "$lintian" = yes ]; then
+    if command -v lintian >/dev/null; then
+        echo "== lintian"
+        lintian --display-info --tag-display-limit 0 "$deb" | sed 's/^/   /' || true
+    else
+        echo "== lintian: not installed (apt-get install lintian), skipped"
+    fi
+fi
+echo "$deb"
