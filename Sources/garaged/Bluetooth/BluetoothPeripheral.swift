@@ -19,9 +19,8 @@ final class BluetoothPeripheral: @unchecked Sendable {
     private let settings: BluetoothSettings
     private let loop: DoorLoop
     private let log: Logger
-    private let wake = WakeEvent()
-    private let stopFlag = Locked(false)
-    private let stopped = WakeEvent()
+    private let worker = Worker("bluetooth")
+    private var wake: WakeEvent { worker.wake }
     private var phase: Phase = .searching("")
     /// Adapters seen since they appeared: one found powered off on first sight (start-up, a
     /// replug) is powered up; one the owner powers off later is left off until they power it on.
@@ -46,7 +45,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
             log.warning("bluetoothd-running", ["pid": String(holder), "problem": BluetoothPeripheral.bluetoothdProblem,
                                                "fix": BluetoothPeripheral.bluetoothdFix])
         }
-        startThread(name: "bluetooth") { [self] in run() }
+        worker.start { [self] in run() }
     }
 
     /// Something changed (a phone connected or left): re-check and re-advertise now.
@@ -55,16 +54,12 @@ final class BluetoothPeripheral: @unchecked Sendable {
         wake.signal()
     }
 
-    func stop() {
-        stopFlag.withLock { $0 = true }
-        wake.signal()
-        var fds = [pollfd(fd: stopped.fd, events: Int16(POLLIN), revents: 0)]
-        waitFor(&fds, timeout: .seconds(1))
-    }
+    /// Stops advertising and takes the listener back; waits at most a second.
+    func stop() { worker.stop(within: .seconds(1)) }
 
     private func run() {
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-        while !stopFlag.withLock({ $0 }) {
+        while !worker.stopping {
             check()
             waitFor(&fds, timeout: .seconds(1))
             wake.drain()
@@ -79,7 +74,6 @@ final class BluetoothPeripheral: @unchecked Sendable {
             cbt_advertise_stop(dev)
             loop.remove(listenerFD: fd)
         }
-        stopped.signal()
     }
 
     private func check() {

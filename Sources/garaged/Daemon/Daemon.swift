@@ -153,6 +153,10 @@ struct Daemon {
         let received = waitForStopSignal()
         notifier.stopping("SIG" + Daemon.name(of: received))
         log.info("stopping", ["signal": Daemon.name(of: received)])
+        // The order garaged stops in: nothing new comes in (Home Assistant, Bluetooth), the door
+        // loop answers what it took and closes its connections, the relay ends its press and
+        // lets go, the other lines are released, the history is written, the log flushed. Each
+        // stop waits for its worker, at most that worker's `stopWithin`.
         mqtt?.stop()
         peripheral?.stop()
         loop.stop(reason: "SIG" + Daemon.name(of: received))

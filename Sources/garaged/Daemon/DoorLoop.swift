@@ -41,13 +41,15 @@ final class DoorLoop: @unchecked Sendable {
     /// is out of descriptors, so the owner can always get in (the idlest connection makes room).
     var spareFD: Int32 = -1
     var pausedListeners: [Int32: Instant] = [:]
-    let wake = WakeEvent()
+    /// The loop's thread; other threads hand work over through `worker.wake`.
+    let worker = Worker("door-loop")
+    var wake: WakeEvent { worker.wake }
+    /// How long `stop` waits for the loop to answer what it took and close its connections.
+    static let stopWithin: Duration = .seconds(5)
     /// Listeners handed over by other threads (the Bluetooth adapter comes and goes), and the
     /// relay thread's reports of presses released or overrun.
     let pending = Locked((add: [Listener](), remove: [Int32](), released: 0, overruns: 0,
-                          commands: [(Controller.ChannelCommand, Instant)](), stop: false))
-    private let finished = WakeEvent()
-    private let finishedFlag = Locked(false)
+                          commands: [(Controller.ChannelCommand, Instant)]()))
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
     let events: EventWriter?
@@ -94,7 +96,7 @@ final class DoorLoop: @unchecked Sendable {
         pulser.onRelease { [weak self] overran in self?.relayReleased(overran: overran) }
     }
 
-    func start() { startThread(name: "door-loop") { [self] in run() } }
+    func start() { worker.start { [self] in run() } }
 
     /// Adds a listener from any thread; the loop closes it when it stops.
     func add(_ listener: Listener) {
@@ -127,10 +129,9 @@ final class DoorLoop: @unchecked Sendable {
     /// returns when the loop has finished.
     func stop(reason: String) {
         stopReason = reason
-        pending.withLock { $0.stop = true }
-        wake.signal()
-        var fds = [pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)]
-        while !finishedFlag.withLock({ $0 }) { waitFor(&fds, timeout: .seconds(1)) }
+        if !worker.stop(within: DoorLoop.stopWithin) {
+            log.error("stop-slow", ["worker": worker.name, "within_s": String(DoorLoop.stopWithin.secondsRoundedUp)])
+        }
     }
 
     private func run() {
@@ -182,8 +183,6 @@ final class DoorLoop: @unchecked Sendable {
         for c in Array(connections.values) { drop(c) }
         for l in listeners.values { l.close() }
         if spareFD >= 0 { close(spareFD) }
-        finishedFlag.withLock { $0 = true }
-        finished.signal()
     }
 
     /// The earliest of the door's next event, a burst to summarise, a paused listener and the
@@ -196,7 +195,7 @@ final class DoorLoop: @unchecked Sendable {
     /// Applies what other threads handed over; false once the loop should stop.
     private func takePending() -> Bool {
         let p = pending.withLock { p -> (add: [Listener], remove: [Int32], released: Int, overruns: Int,
-                                         commands: [(Controller.ChannelCommand, Instant)], stop: Bool) in
+                                         commands: [(Controller.ChannelCommand, Instant)]) in
             defer { p.add.removeAll(); p.remove.removeAll(); p.released = 0; p.overruns = 0; p.commands.removeAll() }
             return p
         }
@@ -208,6 +207,6 @@ final class DoorLoop: @unchecked Sendable {
         if p.overruns > 0 { carryOut(controller.relayFault(at: clock.now(), wall: EventRecord.now())) }
         if p.released > 0 { carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now())) }
         for (command, receivedAt) in p.commands { handle(command, receivedAt: receivedAt) }
-        return !p.stop
+        return !worker.stopping
     }
 }

@@ -14,17 +14,15 @@ final class EventWriter: @unchecked Sendable {
 
     private let files: [EventRecord.Importance: EventHistoryFile]
     private let log: Logger
-    private let state = Locked((queue: [EventRecord](), stop: false, dropped: 0))
-    private let wake = WakeEvent()
-    private let idle = WakeEvent()
-    private let finished = Locked(false)
+    private let state = Locked((queue: [EventRecord](), dropped: 0))
+    private let worker = Worker("event-writer")
 
     init(kept: EventHistoryFile, attempts: EventHistoryFile, log: Logger) {
         files = [.kept: kept, .attempt: attempts]
         self.log = log
     }
 
-    func start() { startThread(name: "event-writer") { [self] in run() } }
+    func start() { worker.start { [self] in run() } }
 
     /// Called from the door loop: never blocks on the disk.
     func enqueue(_ record: EventRecord) {
@@ -33,30 +31,21 @@ final class EventWriter: @unchecked Sendable {
             s.queue.append(record)
             return true
         }
-        if accepted { wake.signal() }
+        if accepted { worker.wake.signal() }
     }
 
     /// Writes what is queued and stops the thread; waits at most `timeout`.
-    func stop(timeout: Duration = .seconds(1)) {
-        state.withLock { $0.stop = true }
-        wake.signal()
-        var fds = [pollfd(fd: idle.fd, events: Int16(POLLIN), revents: 0)]
-        let deadline = SystemMonotonicClock().now() + timeout
-        while !finished.withLock({ $0 }) {
-            let left = deadline - SystemMonotonicClock().now()
-            if left <= .zero { break }
-            waitFor(&fds, timeout: left)
-            idle.drain()
-        }
-    }
+    func stop(timeout: Duration = .seconds(1)) { worker.stop(within: timeout) }
 
     private func run() {
         var failing: Set<String> = []
         while true {
-            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-            let (batch, stop, dropped) = state.withLock { s -> ([EventRecord], Bool, Int) in
+            var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0)]
+            // Asked before the batch is taken: what was queued before `stop` is in this batch.
+            let stop = worker.stopping
+            let (batch, dropped) = state.withLock { s -> ([EventRecord], Int) in
                 defer { s.queue.removeAll(); s.dropped = 0 }
-                return (s.queue, s.stop, s.dropped)
+                return (s.queue, s.dropped)
             }
             if dropped > 0 {
                 log.warning("events-dropped", ["count": String(dropped), "why": "the event file could not keep up"])
@@ -76,11 +65,9 @@ final class EventWriter: @unchecked Sendable {
             if stop { break }
             if batch.isEmpty {
                 waitFor(&fds, timeout: nil)
-                wake.drain()
+                worker.wake.drain()
             }
         }
         for file in files.values { file.close() }
-        finished.withLock { $0 = true }
-        idle.signal()
     }
 }

@@ -72,10 +72,13 @@ private final class LogSink: @unchecked Sendable {
     }
 
     private let state = Locked(State())
-    private let wake = WakeEvent()
+    /// The writer runs for the process's life: the log is the last thing to go quiet, so it is
+    /// flushed (`flush`), never stopped.
+    private let worker = Worker("log")
+    private var wake: WakeEvent { worker.wake }
     private let idle = WakeEvent()
 
-    init() { startThread(name: "log") { [self] in run() } }
+    init() { worker.start { [self] in run() } }
 
     func enqueue(_ line: String) {
         let queued = state.withLock { s -> Bool in

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Runs `body` on a new OS thread: the daemon's blocking loops (poll, precise sleeps) must not
-/// sit on Swift's cooperative pool, which has one thread per core.
+/// sit on Swift's cooperative pool, which has one thread per core. Only `Worker` calls it.
 @discardableResult
 func startThread(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t {
     final class Box: @unchecked Sendable {

@@ -30,9 +30,9 @@ final class MQTTChannel: @unchecked Sendable {
     private let log: Logger
     private let onCommand: @Sendable (Controller.ChannelCommand, Instant) -> Void
     private let clock = SystemMonotonicClock()
-    private let wake = WakeEvent()
-    private let finished = WakeEvent()
-    private let shared = Locked((retained: [String: String](), events: [String](), dropped: 0, stop: false, done: false,
+    private let worker = Worker("mqtt")
+    private var wake: WakeEvent { worker.wake }
+    private let shared = Locked((retained: [String: String](), events: [String](), dropped: 0,
                                  status: Status()))
 
     /// systemd's status line shows the connection; set before `start`.
@@ -66,21 +66,10 @@ final class MQTTChannel: @unchecked Sendable {
         wake.signal()
     }
 
-    func start() { startThread(name: "mqtt") { [self] in run() } }
+    func start() { worker.start { [self] in run() } }
 
     /// Publishes `offline`, disconnects and stops the thread; waits at most `timeout`.
-    func stop(timeout: Duration = .seconds(2)) {
-        shared.withLock { $0.stop = true }
-        wake.signal()
-        var fds = [pollfd(fd: finished.fd, events: Int16(POLLIN), revents: 0)]
-        let deadline = clock.now() + timeout
-        while !shared.withLock({ $0.done }) {
-            let left = deadline - clock.now()
-            if left <= .zero { return }
-            waitFor(&fds, timeout: left)
-            finished.drain()
-        }
-    }
+    func stop(timeout: Duration = .seconds(2)) { worker.stop(within: timeout) }
 
     // MARK: - The thread
 
@@ -95,7 +84,6 @@ final class MQTTChannel: @unchecked Sendable {
         var err = [CChar](repeating: 0, count: 256)
         guard let c = cmqtt_new(settings.clientID, ha.availabilityTopic, HomeAssistant.offline, &err, err.count) else {
             problem("cannot create the MQTT client: \(text(err))")
-            finish()
             return
         }
         client = c
@@ -105,7 +93,7 @@ final class MQTTChannel: @unchecked Sendable {
             if rc != 0 { problem("TLS set-up failed: \(String(cString: cmqtt_strerror(rc)))") }
         }
         connect()
-        while !shared.withLock({ $0.stop }) {
+        while !worker.stopping {
             let sock = cmqtt_socket(c)
             var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
             if sock >= 0 { fds.append(pollfd(fd: sock, events: Int16(POLLIN) | (cmqtt_want_write(c) != 0 ? Int16(POLLOUT) : 0), revents: 0)) }
@@ -134,12 +122,6 @@ final class MQTTChannel: @unchecked Sendable {
             _ = cmqtt_write(c)
         }
         cmqtt_destroy(c)
-        finish()
-    }
-
-    private func finish() {
-        shared.withLock { $0.done = true }
-        finished.signal()
     }
 
     private func connect() {

@@ -24,8 +24,8 @@ final class PulseDriver: @unchecked Sendable {
     private struct State {
         var pending: Started?
         var pressing = false
+        /// Set by `shutdown`: no press starts from then on.
         var stopping = false
-        var stopped = false
         /// While the relay is energised: when the guard must release it.
         var guardDeadline: Instant?
         var overran = false
@@ -47,17 +47,21 @@ final class PulseDriver: @unchecked Sendable {
     private let clock: any MonotonicClock
     private let log: Logger
     private let state = Locked(State())
-    private let wake = WakeEvent()
-    private let guardWake = WakeEvent()
-    private let done = WakeEvent()
+    /// The relay thread (it times every release) and the guard (it releases a press the relay
+    /// thread overran).
+    private let relay = Worker("relay")
+    private let guardian = Worker("relay-guard")
+    /// How long `shutdown` waits for a press under way: one with at most `shutdownGrace` to go is
+    /// completed, a longer one is cut.
+    static let stopWithin: Duration = .seconds(2)
 
     init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger) {
         self.line = line
         self.pulse = pulse
         self.clock = clock
         self.log = log
-        startThread(name: "relay") { [self] in run() }
-        startThread(name: "relay-guard") { [self] in guardRelay() }
+        relay.start { [self] in run() }
+        guardian.start { [self] in guardRelay() }
     }
 
     /// Starts one press on the caller's thread and returns at once: the line goes active here,
@@ -86,8 +90,8 @@ final class PulseDriver: @unchecked Sendable {
             $0.pending = Started(reason: reason, start: start, failure: failure)
             if failure == nil { $0.guardDeadline = start + pulse + PulseDriver.guardMargin }
         }
-        wake.signal()
-        if failure == nil { guardWake.signal() }
+        relay.wake.signal()
+        if failure == nil { guardian.wake.signal() }
         return true
     }
 
@@ -101,10 +105,11 @@ final class PulseDriver: @unchecked Sendable {
     /// once the relay thread has let go of the line.
     func shutdown() {
         state.withLock { $0.stopping = true }
-        wake.signal()
-        guardWake.signal()
-        var fds = [pollfd(fd: done.fd, events: Int16(POLLIN), revents: 0)]
-        while !state.withLock({ $0.stopped }) { waitFor(&fds, timeout: .seconds(1)) }
+        if !relay.stop(within: PulseDriver.stopWithin) {
+            log.error("stop-slow", ["worker": relay.name, "within_s": String(PulseDriver.stopWithin.secondsRoundedUp),
+                                    "effect": "the line is released by the kernel when garaged exits"])
+        }
+        guardian.stop(within: .seconds(1))
     }
 
     private func run() {
@@ -114,7 +119,7 @@ final class PulseDriver: @unchecked Sendable {
                 "why": String(cString: strerror(rc)),
                 "effect": "presses may stretch by a few ms when the CPU is busy; run as root or grant CAP_SYS_NICE"])
         }
-        var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: relay.wake.fd, events: Int16(POLLIN), revents: 0)]
         while true {
             let next = state.withLock { s -> Started?? in
                 if let p = s.pending {
@@ -129,7 +134,7 @@ final class PulseDriver: @unchecked Sendable {
             switch next {
             case .none:
                 waitFor(&fds, timeout: nil)
-                wake.drain()
+                relay.wake.drain()
             case .some(.none):
                 finish()
                 return
@@ -164,7 +169,7 @@ final class PulseDriver: @unchecked Sendable {
                 break
             }
             waitFor(&fds, timeout: end - now)
-            wake.drain()
+            relay.wake.drain()
         }
         release()
         let width = clock.now() - start
@@ -187,10 +192,11 @@ final class PulseDriver: @unchecked Sendable {
     /// relay thread has not.
     private func guardRelay() {
         _ = clinux_make_thread_realtime(PulseDriver.realtimePriority)
-        var fds = [pollfd(fd: guardWake.fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: guardian.wake.fd, events: Int16(POLLIN), revents: 0)]
         while true {
-            let (deadline, stopped) = state.withLock { ($0.guardDeadline, $0.stopped || $0.stopping && !$0.pressing) }
-            if stopped { return }
+            // Stopped only after the relay thread has finished: a press is guarded to its end.
+            if guardian.stopping { return }
+            let deadline = state.withLock { $0.guardDeadline }
             if let deadline, clock.now() >= deadline {
                 release()
                 state.withLock {
@@ -200,7 +206,7 @@ final class PulseDriver: @unchecked Sendable {
                 continue
             }
             waitFor(&fds, timeout: deadline.map { $0 - clock.now() })
-            guardWake.drain()
+            guardian.wake.drain()
         }
     }
 
@@ -220,9 +226,6 @@ final class PulseDriver: @unchecked Sendable {
 
     private func finish() {
         lineLock.withLock { _ in line.close() }
-        state.withLock { $0.stopped = true }
-        done.signal()
-        guardWake.signal()
     }
 }
 
