@@ -95,11 +95,18 @@ final class MQTTBroker {
         }
     }
 
-    /// A subscriber that runs in the background, writing `retained<TAB>topic<TAB>payload` lines.
+    /// A subscriber that runs in the background, writing `retained<TAB>topic<TAB>payload` lines;
+    /// returns once the broker has acknowledged its subscription (mosquitto_sub -d says
+    /// "received SUBACK", line-buffered by stdbuf), so nothing published after this call can be
+    /// missed.
     func follow(_ topics: [String], options: [String] = []) throws -> ChildProcess {
         let sub = try Binaries.system("mosquitto_sub", package: "mosquitto-clients")
-        return try test.spawn(sub, ["-h", "127.0.0.1", "-p", String(port), "-F", "%r\t%t\t%p"] + options + topics.flatMap { ["-t", $0] },
-                              name: "follow-\(UUID().uuidString.prefix(8))")
+        let stdbuf = try Binaries.system("stdbuf", package: "coreutils")
+        let p = try test.spawn(stdbuf, ["-oL", sub, "-d", "-h", "127.0.0.1", "-p", String(port), "-F", "%r\t%t\t%p"] + options
+                                   + topics.flatMap { ["-t", $0] },
+                               name: "follow-\(UUID().uuidString.prefix(8))")
+        waitUntil("mosquitto_sub to be subscribed", timeout: .seconds(10)) { p.stdout.contains("received SUBACK") }
+        return p
     }
 
     func publish(_ topic: String, _ payload: String, retain: Bool = false, options: [String] = []) throws {

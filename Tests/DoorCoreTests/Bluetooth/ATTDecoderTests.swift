@@ -1,33 +1,71 @@
 import XCTest
 @testable import DoorCore
 
+/// The PDU declarations (`ATTPDU`): each one decodes and encodes its PDU, the length rules come
+/// from it alone, and the server answers what does not fit as the Core spec says.
 final class ATTDecoderTests: XCTestCase {
-    private func decode(_ hex: String) -> Result<ATTRequest, ATTDecodeError> {
-        Result { () throws(ATTDecodeError) -> ATTRequest in try ATTRequest.decode(wire(hex)) }
-    }
-
     private func range(_ s: UInt16, _ e: UInt16) -> ATTHandleRange { ATTHandleRange(start: s, end: e)! }
 
-    func testEverySupportedRequest() {
-        XCTAssertEqual(decode("02 05 02"), .success(.exchangeMTU(clientRxMTU: 517)))
-        XCTAssertEqual(decode("04 01 00 FF FF"), .success(.findInformation(range(1, 0xFFFF))))
-        XCTAssertEqual(decode("06 01 00 FF FF 00 28 00 18"),
-                       .success(.findByTypeValue(range(1, 0xFFFF), type: .primaryService, value: [0x00, 0x18])))
-        XCTAssertEqual(decode("06 01 00 FF FF 00 28"),
-                       .success(.findByTypeValue(range(1, 0xFFFF), type: .primaryService, value: [])))
-        XCTAssertEqual(decode("08 01 00 FF FF 03 28"), .success(.readByType(range(1, 0xFFFF), type: .characteristic)))
-        XCTAssertEqual(decode("08 0A 00 0F 00 " + UART.reply),
-                       .success(.readByType(range(10, 15), type: GarageGATT.replyUUID)))
-        XCTAssertEqual(decode("0A 03 00"), .success(.read(handle: 3)))
-        XCTAssertEqual(decode("0C 03 00 16 00"), .success(.readBlob(handle: 3, offset: 22)))
-        XCTAssertEqual(decode("0E 03 00 05 00 09 00"), .success(.readMultiple(handles: [3, 5, 9])))
-        XCTAssertEqual(decode("10 01 00 FF FF 00 28"),
-                       .success(.readByGroupType(range(1, 0xFFFF), groupType: .primaryService)))
-        XCTAssertEqual(decode("12 0F 00 01 00"), .success(.write(handle: 15, value: [1, 0])))
-        XCTAssertEqual(decode("12 0C 00"), .success(.write(handle: 12, value: [])))
-        XCTAssertEqual(decode("52 0C 00 31 32 33 34 35 4F 3D 31"),
-                       .success(.writeCommand(handle: 12, value: Array("12345O=1".utf8))))
-        XCTAssertEqual(decode("1E"), .success(.handleValueConfirmation))
+    /// Every PDU type this server accepts or sends.
+    private let requests: [any ATTPDU.Type] = [
+        ATTExchangeMTURequest.self, ATTFindInformationRequest.self, ATTFindByTypeValueRequest.self,
+        ATTReadByTypeRequest.self, ATTReadRequest.self, ATTReadBlobRequest.self, ATTReadMultipleRequest.self,
+        ATTReadByGroupTypeRequest.self, ATTWriteRequest.self, ATTWriteCommand.self, ATTHandleValueConfirmation.self,
+    ]
+    private let responses: [any ATTPDU.Type] = [
+        ATTErrorResponse.self, ATTExchangeMTUResponse.self, ATTFindInformationResponse.self,
+        ATTFindByTypeValueResponse.self, ATTReadByTypeResponse.self, ATTReadResponse.self, ATTReadBlobResponse.self,
+        ATTReadMultipleResponse.self, ATTReadByGroupTypeResponse.self, ATTWriteResponse.self,
+        ATTHandleValueNotification.self,
+    ]
+
+    /// Decodes `hex` with the declaration its opcode names.
+    private func decode(_ hex: String) throws -> any ATTPDU {
+        let bytes = wire(hex)
+        guard let type = (requests + responses).first(where: { $0.opcode.rawValue == bytes.first }) else {
+            throw ATTDecodeError.unsupportedRequest(opcode: bytes.first ?? 0)
+        }
+        return try type.decode(bytes)
+    }
+
+    private func decodeError(_ hex: String) -> ATTDecodeError? {
+        do { _ = try decode(hex); return nil } catch { return error as? ATTDecodeError }
+    }
+
+    func testEverySupportedRequestDecodesToItsFields() throws {
+        XCTAssertEqual(try decode("02 05 02") as? ATTExchangeMTURequest, { var r = ATTExchangeMTURequest(); r.clientRxMTU = 517; return r }())
+        XCTAssertEqual((try decode("04 01 00 FF FF") as? ATTFindInformationRequest)?.range, range(1, 0xFFFF))
+        let fbtv = try XCTUnwrap(try decode("06 01 00 FF FF 00 28 00 18") as? ATTFindByTypeValueRequest)
+        XCTAssertEqual(fbtv.range, range(1, 0xFFFF))
+        XCTAssertEqual(fbtv.type, .primaryService)
+        XCTAssertEqual(fbtv.value, [0x00, 0x18])
+        XCTAssertEqual((try decode("06 01 00 FF FF 00 28") as? ATTFindByTypeValueRequest)?.value, [])
+        XCTAssertEqual((try decode("08 01 00 FF FF 03 28") as? ATTReadByTypeRequest)?.type, .characteristic)
+        let rbt = try XCTUnwrap(try decode("08 0A 00 0F 00 " + UART.reply) as? ATTReadByTypeRequest)
+        XCTAssertEqual(rbt.range, range(10, 15))
+        XCTAssertEqual(rbt.type, GarageGATT.replyUUID)
+        XCTAssertEqual((try decode("0A 03 00") as? ATTReadRequest)?.handle, 3)
+        let blob = try XCTUnwrap(try decode("0C 03 00 16 00") as? ATTReadBlobRequest)
+        XCTAssertEqual([blob.handle, blob.offset], [3, 22])
+        XCTAssertEqual((try decode("0E 03 00 05 00 09 00") as? ATTReadMultipleRequest)?.handles, [3, 5, 9])
+        XCTAssertEqual((try decode("10 01 00 FF FF 00 28") as? ATTReadByGroupTypeRequest)?.groupType, .primaryService)
+        let write = try XCTUnwrap(try decode("12 0F 00 01 00") as? ATTWriteRequest)
+        XCTAssertEqual(write.handle, 15)
+        XCTAssertEqual(write.value, [1, 0])
+        XCTAssertEqual((try decode("12 0C 00") as? ATTWriteRequest)?.value, [])
+        XCTAssertEqual((try decode("52 0C 00 31 32 33 34 35 4F 3D 31") as? ATTWriteCommand)?.value, Array("12345O=1".utf8))
+        XCTAssertNotNil(try decode("1E") as? ATTHandleValueConfirmation)
+    }
+
+    /// One declaration drives both directions: what a PDU decodes to encodes back byte for byte.
+    func testEveryDeclarationEncodesWhatItDecodes() throws {
+        for type in requests + responses {
+            var pdu = [type.opcode.rawValue]
+            for field in type.sampleFieldBytes { pdu += field }
+            XCTAssertEqual(try type.decode(pdu).bytes, pdu, "\(type)")
+        }
+        XCTAssertEqual(ATTErrorResponse(requestOpcode: 0x0A, handle: 3, code: .readNotPermitted).bytes, wire("01 0A 03 00 02"))
+        XCTAssertEqual(ATTHandleValueNotification(handle: 14, value: Array("OK".utf8)).bytes, wire("1B 0E 00 4F 4B"))
     }
 
     func testWrongLengthsAreInvalidPDU() {
@@ -44,47 +82,56 @@ final class ATTDecoderTests: XCTestCase {
             ("12", 0x12), ("12 0C", 0x12),
         ]
         for (pdu, opcode) in cases {
-            XCTAssertEqual(decode(pdu), .failure(.invalidPDU(opcode: opcode)), pdu)
-            XCTAssertEqual(try? ATTRequest.decode(wire(pdu)), nil)
+            XCTAssertEqual(decodeError(pdu), .invalidPDU(opcode: opcode), pdu)
+            // The server answers a malformed request with Invalid PDU at handle 0x0000.
+            var server = garageServer()
+            let out = server.handle(wire(pdu))
+            XCTAssertEqual(out.response, [0x01, opcode, 0, 0, 0x04], pdu)
+            XCTAssertTrue(out.malformed, pdu)
         }
-        // Answered for requests, silent for commands and confirmations.
-        XCTAssertEqual(ATTDecodeError.invalidPDU(opcode: 0x0A).errorResponse?.bytes, wire("01 0A 00 00 04"))
-        XCTAssertEqual(decode("52 0C"), .failure(.invalidPDU(opcode: 0x52)))
+        // Silent for commands and confirmations.
+        XCTAssertEqual(decodeError("52 0C"), .invalidPDU(opcode: 0x52))
         XCTAssertNil(ATTDecodeError.invalidPDU(opcode: 0x52).errorResponse)
-        XCTAssertEqual(decode("1E 00"), .failure(.invalidPDU(opcode: 0x1E)))
-        XCTAssertNil(ATTDecodeError.invalidPDU(opcode: 0x1E).errorResponse)
+        XCTAssertEqual(decodeError("1E 00"), .invalidPDU(opcode: 0x1E))
+        var server = garageServer()
+        XCTAssertNil(server.handle(wire("52 0C")).response)
+        XCTAssertNil(server.handle(wire("1E 00")).response)
     }
 
     func testBadHandleRangesAreInvalidHandleAtTheStartingHandle() {
-        XCTAssertEqual(decode("04 00 00 FF FF"), .failure(.invalidHandleRange(opcode: 0x04, start: 0)))
-        XCTAssertEqual(decode("04 05 00 04 00"), .failure(.invalidHandleRange(opcode: 0x04, start: 5)))
-        XCTAssertEqual(decode("06 00 00 FF FF 00 28"), .failure(.invalidHandleRange(opcode: 0x06, start: 0)))
-        XCTAssertEqual(decode("08 10 00 0F 00 03 28"), .failure(.invalidHandleRange(opcode: 0x08, start: 16)))
-        XCTAssertEqual(decode("10 00 00 00 00 00 28"), .failure(.invalidHandleRange(opcode: 0x10, start: 0)))
-        XCTAssertEqual(ATTDecodeError.invalidHandleRange(opcode: 0x08, start: 16).errorResponse?.bytes,
-                       wire("01 08 10 00 01"))
+        XCTAssertEqual(decodeError("04 00 00 FF FF"), .invalidHandleRange(opcode: 0x04, start: 0))
+        XCTAssertEqual(decodeError("04 05 00 04 00"), .invalidHandleRange(opcode: 0x04, start: 5))
+        XCTAssertEqual(decodeError("06 00 00 FF FF 00 28"), .invalidHandleRange(opcode: 0x06, start: 0))
+        XCTAssertEqual(decodeError("08 10 00 0F 00 03 28"), .invalidHandleRange(opcode: 0x08, start: 16))
+        XCTAssertEqual(decodeError("10 00 00 00 00 00 28"), .invalidHandleRange(opcode: 0x10, start: 0))
+        var server = garageServer()
+        XCTAssertEqual(server.handle(wire("08 10 00 0F 00 03 28")).response, wire("01 08 10 00 01"))
         // start == end is a valid range of one handle.
-        XCTAssertEqual(decode("04 0F 00 0F 00"), .success(.findInformation(range(15, 15))))
+        XCTAssertNil(decodeError("04 0F 00 0F 00"))
     }
 
     func testUnsupportedAndForeignOpcodes() {
+        var server = garageServer()
         // Requests this server does not implement, and unknown opcodes with bit 6 clear.
         for op: UInt8 in [0x16, 0x18, 0x20, 0x30, 0x3F, 0x14, 0x00] {
-            XCTAssertEqual(decode(BluetoothHex.string([op, 0x01, 0x00])), .failure(.unsupportedRequest(opcode: op)))
-            XCTAssertEqual(ATTDecodeError.unsupportedRequest(opcode: op).errorResponse?.bytes, [0x01, op, 0, 0, 0x06])
+            let out = server.handle([op, 0x01, 0x00])
+            XCTAssertEqual(out.response, [0x01, op, 0, 0, 0x06], "\(op)")
+            XCTAssertFalse(out.malformed)
         }
         // Commands (bit 6 set) it does not know or support: silence.
         for op: UInt8 in [0xD2, 0x40, 0x7F, 0xFF, 0x53] {
-            XCTAssertEqual(decode(BluetoothHex.string([op, 0x0C, 0x00])), .failure(.unsupportedCommand(opcode: op)))
-            XCTAssertNil(ATTDecodeError.unsupportedCommand(opcode: op).errorResponse)
+            let out = server.handle([op, 0x0C, 0x00])
+            XCTAssertNil(out.response, "\(op)")
+            XCTAssertFalse(out.malformed)
         }
-        // Server-to-client PDUs arriving at the server: not requests, ignored.
+        // Server-to-client PDUs arriving at the server: not requests, ignored, counted as garbage.
         for op: UInt8 in [0x01, 0x03, 0x05, 0x0B, 0x13, 0x1B, 0x1D, 0x23] {
-            XCTAssertEqual(decode(BluetoothHex.string([op, 0x00])), .failure(.notARequest(opcode: op)))
-            XCTAssertNil(ATTDecodeError.notARequest(opcode: op).errorResponse)
+            let out = server.handle([op, 0x00])
+            XCTAssertNil(out.response, "\(op)")
+            XCTAssertTrue(out.malformed)
         }
-        XCTAssertEqual(decode(""), .failure(.empty))
-        XCTAssertNil(ATTDecodeError.empty.errorResponse)
+        XCTAssertNil(server.handle([]).response)
+        XCTAssertTrue(server.handle([]).malformed)
     }
 
     func testOpcodeKindsFollowTheCommandBit() {
@@ -96,19 +143,25 @@ final class ATTDecoderTests: XCTestCase {
         XCTAssertEqual(ATTErrorCode.attributeNotLong.rawValue, 0x0B)
     }
 
-    func testEveryDeclaredLayoutDecodes() {
-        // Guards the layout table against a layout whose reader was forgotten.
-        for (opcode, parameters) in ATTLayout.parameters {
-            var pdu = [opcode.rawValue]
-            for p in parameters {
-                switch p {
-                case .uint16: pdu += [0x01, 0x00]
-                case .uuid: pdu += [0x00, 0x28]
-                case .bytes: pdu += [0xAA]
-                case .handles: pdu += [0x01, 0x00, 0x02, 0x00]
-                }
+    /// Every request the server routes has a declaration, and every declaration of a request
+    /// is routed: a PDU cannot be declared and forgotten.
+    func testEveryRequestDeclarationIsRouted() {
+        XCTAssertEqual(Set(ATTServer.routes.keys.map(\.rawValue)), Set(requests.map { $0.opcode.rawValue }))
+    }
+}
+
+private extension ATTPDU {
+    /// Sample wire bytes for each declared field, the way a peer could send them.
+    static var sampleFieldBytes: [[UInt8]] {
+        fields.map { field in
+            switch field {
+            case .uint8: return [0x01]
+            case .uint16: return [0x01, 0x00]
+            case .handleRange: return [0x01, 0x00, 0x02, 0x00]
+            case .uuid16, .uuid: return [0x00, 0x28]
+            case .bytes: return [0xAA]
+            case .handles: return [0x01, 0x00, 0x02, 0x00]
             }
-            XCTAssertEqual(try ATTRequest.decode(pdu).opcode, opcode)
         }
     }
 }

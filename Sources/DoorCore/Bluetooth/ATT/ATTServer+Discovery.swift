@@ -2,82 +2,81 @@
 /// and descriptor discovery, Core Vol 3 Part G 4.4-4.7). Each fills the response up to ATT_MTU
 /// with whole entries of one size, and stops at the first entry of another size.
 extension ATTServer {
-    func findInformation(_ range: ATTHandleRange) -> ATTServerPDU {
-        let request = ATTRequest.findInformation(range)
+    func findInformation(_ range: ATTHandleRange) -> Result<[UInt8], Refusal> {
         let candidates = database.attributes(in: range)
-        guard let first = candidates.first else { return fail(request, range.start, .attributeNotFound) }
+        guard let first = candidates.first else { return .failure(Refusal(handle: range.start, code: .attributeNotFound)) }
+        // Format 0x01: handle + 16-bit UUID; 0x02: handle + 128-bit UUID (Table 3.9).
         let width = first.type.wireBytes.count
+        var response = ATTFindInformationResponse()
+        response.format = width == 2 ? 0x01 : 0x02
         var room = Int(mtu) - 2  // opcode + format
-        var entries: [ATTServerPDU.HandleType] = []
         for a in candidates {
             guard a.type.wireBytes.count == width, room >= 2 + width else { break }
-            entries.append(.init(handle: a.handle, type: a.type))
+            response.informationData += ATTBytes.uint16(a.handle) + a.type.wireBytes
             room -= 2 + width
         }
-        return .findInformation(entries)
+        return .success(response.bytes)
     }
 
-    func findByTypeValue(_ range: ATTHandleRange, type: BluetoothUUID, value: [UInt8]) -> ATTServerPDU {
-        let request = ATTRequest.findByTypeValue(range, type: type, value: value)
+    func findByTypeValue(_ range: ATTHandleRange, type: BluetoothUUID, value: [UInt8]) -> Result<[UInt8], Refusal> {
         var room = Int(mtu) - 1
-        var entries: [ATTServerPDU.HandleGroup] = []
+        var response = ATTFindByTypeValueResponse()
         // Only attributes a client could read are compared (3.4.3.3); bytes and length must match.
         for a in database.attributes(in: range) where a.type == type {
             guard case .success(let v) = readValue(a), v == value else { continue }
             guard room >= 4 else { break }
             // Grouping types (services, characteristics) report their group end; others themselves.
-            entries.append(.init(handle: a.handle, groupEnd: a.groupEnd))
+            response.handlesInformation += ATTBytes.uint16(a.handle) + ATTBytes.uint16(a.groupEnd)
             room -= 4
         }
-        return entries.isEmpty ? fail(request, range.start, .attributeNotFound) : .findByTypeValue(entries)
+        return response.handlesInformation.isEmpty
+            ? .failure(Refusal(handle: range.start, code: .attributeNotFound)) : .success(response.bytes)
     }
 
-    func readByType(_ range: ATTHandleRange, type: BluetoothUUID) -> ATTServerPDU {
-        let request = ATTRequest.readByType(range, type: type)
-        let matches = database.attributes(in: range).filter { $0.type == type }
-        guard let first = matches.first else { return fail(request, range.start, .attributeNotFound) }
-        // The first match that cannot be read answers for the whole request; a later one ends the list.
-        let firstValue: [UInt8]
-        switch readValue(first) {
-        case .success(let v): firstValue = v
-        case .failure(let code): return fail(request, first.handle, code)
-        }
-        let maxValue = min(Int(mtu) - 4, 253)
-        let length = min(firstValue.count, maxValue)
-        var room = Int(mtu) - 2  // opcode + length
-        var entries: [ATTServerPDU.HandleValue] = []
-        for a in matches {
-            guard case .success(let v) = readValue(a) else { break }
-            let value = Array(v.prefix(maxValue))
-            guard value.count == length, room >= 2 + length else { break }
-            entries.append(.init(handle: a.handle, value: value))
-            room -= 2 + length
-        }
-        return .readByType(entries)
+    func readByType(_ range: ATTHandleRange, type: BluetoothUUID) -> Result<[UInt8], Refusal> {
+        attributeDataList(database.attributes(in: range).filter { $0.type == type }, in: range,
+                          maxValue: min(Int(mtu) - 4, 253)) { ATTBytes.uint16($0.handle) }
+            .map { length, list in
+                var response = ATTReadByTypeResponse()
+                (response.length, response.attributeDataList) = (length, list)
+                return response.bytes
+            }
     }
 
-    func readByGroupType(_ range: ATTHandleRange, groupType: BluetoothUUID) -> ATTServerPDU {
-        let request = ATTRequest.readByGroupType(range, groupType: groupType)
+    func readByGroupType(_ range: ATTHandleRange, groupType: BluetoothUUID) -> Result<[UInt8], Refusal> {
         // GATT groups by «Primary Service» and «Secondary Service» only (Core Vol 3 Part G 2.5.3).
-        guard groupType.isServiceDeclaration else { return fail(request, range.start, .unsupportedGroupType) }
-        let matches = database.attributes(in: range).filter { $0.type == groupType }
-        guard let first = matches.first else { return fail(request, range.start, .attributeNotFound) }
-        let firstValue: [UInt8]
+        guard groupType.isServiceDeclaration else { return .failure(Refusal(handle: range.start, code: .unsupportedGroupType)) }
+        return attributeDataList(database.attributes(in: range).filter { $0.type == groupType }, in: range,
+                                 maxValue: min(Int(mtu) - 6, 251)) { ATTBytes.uint16($0.handle) + ATTBytes.uint16($0.groupEnd) }
+            .map { length, list in
+                var response = ATTReadByGroupTypeResponse()
+                (response.length, response.attributeDataList) = (length, list)
+                return response.bytes
+            }
+    }
+
+    /// The Attribute Data List of Read By Type and Read By Group Type: for each match its
+    /// `header` (handle, or handle and group end) and its value cut to `maxValue`, all of the
+    /// first entry's length, as many as fit after the opcode and the Length octet. The first
+    /// match that cannot be read answers for the whole request; a later one ends the list.
+    private func attributeDataList(_ matches: [GATTAttribute], in range: ATTHandleRange, maxValue: Int,
+                                   header: (GATTAttribute) -> [UInt8]) -> Result<(UInt8, [UInt8]), Refusal> {
+        guard let first = matches.first else { return .failure(Refusal(handle: range.start, code: .attributeNotFound)) }
+        let length: Int
         switch readValue(first) {
-        case .success(let v): firstValue = v
-        case .failure(let code): return fail(request, first.handle, code)
+        case .success(let v): length = min(v.count, maxValue)
+        case .failure(let code): return .failure(Refusal(handle: first.handle, code: code))
         }
-        let maxValue = min(Int(mtu) - 6, 251)
-        let length = min(firstValue.count, maxValue)
+        let entryLength = header(first).count + length
         var room = Int(mtu) - 2
-        var entries: [ATTServerPDU.GroupValue] = []
+        var list: [UInt8] = []
         for a in matches {
             guard case .success(let v) = readValue(a) else { break }
-            let value = Array(v.prefix(maxValue))
-            guard value.count == length, room >= 4 + length else { break }
-            entries.append(.init(handle: a.handle, groupEnd: a.groupEnd, value: value))
-            room -= 4 + length
+            let value = v.prefix(maxValue)
+            guard value.count == length, room >= entryLength else { break }
+            list += header(a) + value
+            room -= entryLength
         }
-        return .readByGroupType(entries)
+        return .success((UInt8(entryLength), list))
     }
 }

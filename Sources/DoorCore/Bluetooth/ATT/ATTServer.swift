@@ -35,7 +35,7 @@ public struct ATTServer: Sendable {
     /// What this server announces in its Exchange MTU Response.
     public let serverRxMTU: UInt16
     /// The ATT_MTU in force on this connection.
-    public private(set) var mtu: UInt16 = ATTServer.defaultMTU
+    public internal(set) var mtu: UInt16 = ATTServer.defaultMTU
     /// CCCD values by descriptor handle; absent means 0x0000.
     var configurations: [UInt16: UInt16] = [:]
 
@@ -53,59 +53,21 @@ public struct ATTServer: Sendable {
         configurations[gatt.replyConfigurationHandle, default: 0] & 0x0001 != 0
     }
 
-    /// Handles one PDU from the client.
+    /// Handles one PDU from the client: its opcode picks the declaration that decodes it and
+    /// the handler that answers it (`routes`).
     public mutating func handle(_ pdu: [UInt8]) -> Output {
-        let request: ATTRequest
-        do {
-            request = try ATTRequest.decode(pdu)
-        } catch {
-            return Output(response: error.errorResponse?.bytes, malformed: error.isMalformed)
+        guard let raw = pdu.first else { return ATTServer.refused(.empty) }
+        guard let opcode = ATTOpcode(rawValue: raw) else {
+            return ATTServer.refused(ATTOpcode.isCommand(raw) ? .unsupportedCommand(opcode: raw) : .unsupportedRequest(opcode: raw))
         }
-        switch request {
-        case .write, .writeCommand:
-            // Checked per attribute: a value longer than ATT_MTU-3 is Invalid Attribute Value Length.
-            break
-        default:
-            // Any other PDU longer than ATT_MTU breaks its format table (e.g. "Attribute Value
-            // 0 to ATT_MTU-7" for Find By Type Value).
-            if pdu.count > Int(mtu) {
-                return Output(response: fail(request, 0, .invalidPDU).bytes, malformed: true)
-            }
+        switch opcode.kind {
+        case .response, .notification, .indication: return ATTServer.refused(.notARequest(opcode: raw))
+        case .request, .command, .confirmation: break
         }
-
-        switch request {
-        case .exchangeMTU(let clientRxMTU):
-            // The response announces our Rx MTU; the new ATT_MTU applies after it is sent. A client
-            // MTU below 23 leaves ATT_MTU unchanged (3.4.2.2). A repeated exchange (the spec says
-            // once per connection) is recomputed the same way, so both sides keep agreeing.
-            if clientRxMTU >= ATTServer.defaultMTU { mtu = min(clientRxMTU, serverRxMTU) }
-            return Output(response: ATTServerPDU.exchangeMTU(serverRxMTU: serverRxMTU).bytes)
-        case .findInformation(let range):
-            return Output(response: findInformation(range).bytes)
-        case .findByTypeValue(let range, let type, let value):
-            return Output(response: findByTypeValue(range, type: type, value: value).bytes)
-        case .readByType(let range, let type):
-            return Output(response: readByType(range, type: type).bytes)
-        case .read(let handle):
-            return Output(response: read(handle).bytes)
-        case .readBlob(let handle, let offset):
-            return Output(response: readBlob(handle, offset: offset).bytes)
-        case .readMultiple(let handles):
-            return Output(response: readMultiple(handles).bytes)
-        case .readByGroupType(let range, let groupType):
-            return Output(response: readByGroupType(range, groupType: groupType).bytes)
-        case .write(let handle, let value):
-            switch write(handle, value, permission: .write) {
-            case .success(let command): return Output(response: ATTServerPDU.write.bytes, command: command)
-            case .failure(let code): return Output(response: fail(request, handle, code).bytes)
-            }
-        case .writeCommand(let handle, let value):
-            // Never a response; a write that fails for any reason is ignored (3.4.5.3).
-            return Output(command: try? write(handle, value, permission: .writeCommand).get())
-        case .handleValueConfirmation:
-            // This server sends no indications; a stray confirmation is harmless.
-            return Output()
+        guard let route = ATTServer.routes[opcode] else {
+            return ATTServer.refused(opcode.kind == .command ? .unsupportedCommand(opcode: raw) : .unsupportedRequest(opcode: raw))
         }
+        return route(&self, pdu)
     }
 
     /// A Handle Value Notification carrying `record` on 6E400003, or nil when this client has not
@@ -114,11 +76,7 @@ public struct ATTServer: Sendable {
         let limit = Int(mtu) - 3
         guard record.count <= limit else { throw .tooLong(length: record.count, limit: limit) }
         guard notificationsEnabled else { return nil }
-        return ATTServerPDU.notification(handle: gatt.replyHandle, value: record).bytes
-    }
-
-    func fail(_ request: ATTRequest, _ handle: UInt16, _ code: ATTErrorCode) -> ATTServerPDU {
-        .error(ATTErrorResponse(requestOpcode: request.opcode.rawValue, handle: handle, code: code))
+        return ATTHandleValueNotification(handle: gatt.replyHandle, value: record).bytes
     }
 
     /// The value a client may read from `attribute` on this connection, or why it may not.

@@ -1,0 +1,30 @@
+/// One ATT PDU declared as data, as Bumble's att.py declares them: its opcode and its fields in
+/// the order of the Core spec's format table (Vol 3 Part F 3.4). That one declaration both
+/// decodes the PDU and encodes it, so a length rule or a field order lives in exactly one place.
+public protocol ATTPDU: Equatable, Sendable {
+    static var opcode: ATTOpcode { get }
+    /// The fields after the opcode, in wire order.
+    static var fields: [ATTField<Self>] { get }
+    /// Every field at a placeholder value, for the decoder to fill in.
+    init()
+}
+
+extension ATTPDU {
+    /// The PDU on the wire: the opcode, then each field.
+    public var bytes: [UInt8] {
+        var out = [Self.opcode.rawValue]
+        for field in Self.fields { field.encode(self, into: &out) }
+        return out
+    }
+
+    /// The PDU in `pdu` (its first byte is this type's opcode): every field read as declared,
+    /// and nothing left over. Throws Invalid PDU for a wrong length, Invalid Handle for a bad
+    /// handle range.
+    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self {
+        var value = Self()
+        var rest = pdu.dropFirst()
+        for field in fields { try field.decode(into: &value, from: &rest, opcode: opcode.rawValue) }
+        guard rest.isEmpty else { throw .invalidPDU(opcode: opcode.rawValue) }
+        return value
+    }
+}
