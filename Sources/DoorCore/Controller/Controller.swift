@@ -19,6 +19,10 @@ public struct Controller: Sendable {
     /// How the daemon's other channels stand (MQTT), kept up to date by the daemon and shown
     /// at the end of the status object.
     public var channelStatus: [(String, JSONValue)] = []
+    /// Called with each press the moment the door decides it, before the replies, records and
+    /// pushes of the same input are built: the relay starts first, everything else after. The
+    /// outcome then says `pressesStarted`. Nil (tests): presses are only listed in the outcome.
+    public var startPress: (@Sendable (Door.Press) -> Void)?
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
     let intervalStore: (any ClosingIntervalSaving)?
@@ -131,6 +135,10 @@ public struct Controller: Sendable {
     mutating func report(_ events: [Door.Event], at now: Instant, wall: Int64, byRequest: Bool = false,
                          into outcome: inout Outcome) {
         guard !events.isEmpty else { return }
+        if let startPress {
+            for case .press(let p) in events { startPress(p) }
+            outcome.pressesStarted = true
+        }
         outcome.door += events
         outcome.records += events.compactMap { e in
             if byRequest, case .press = e { return nil }

@@ -27,6 +27,8 @@ extension Controller {
         public var storeError: String?
         /// Why the request was refused before it was judged, for the log (`ERR STALE`).
         public var refusal: String?
+        /// True when the presses were already handed to `Controller.startPress` as decided.
+        public var pressesStarted = false
 
         public init() {}
 

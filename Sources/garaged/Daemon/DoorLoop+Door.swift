@@ -7,9 +7,10 @@ extension DoorLoop {
     /// Carries out an outcome: presses go to the relay thread first, then the warning and
     /// the light switch, then the log, the history and the pushes to phones.
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged") {
-        for event in outcome.door {
-            if case .press(let p) = event { press(p) }
+        if !outcome.pressesStarted {
+            for case .press(let p) in outcome.door { press(p) }
         }
+        tellRefusedPresses()
         for event in outcome.door {
             switch event {
             case .press(let p):
@@ -60,14 +61,21 @@ extension DoorLoop {
         ]))]
     }
 
-    /// Hands a press the door decided to the relay thread. It cannot be refused, since the door
-    /// decides no press before the last one was released; if it is (a bug), the door is told
-    /// at once so it never waits for a release that will not come.
+    /// Starts a press the door decided (called by the controller the moment it decides). It
+    /// cannot be refused, since the door decides no press before the last one was released;
+    /// if it is (a bug), the door is told once the current input is carried out, so it never
+    /// waits for a release that will not come.
     func press(_ press: Door.Press) {
-        guard pulser.press(press) else {
-            log.error("press-refused", ["reason": press.rawValue, "why": "the relay thread was still pressing or stopping"])
+        if !pulser.press(press) { refusedPresses.append(press) }
+    }
+
+    private func tellRefusedPresses() {
+        guard !refusedPresses.isEmpty else { return }
+        let refused = refusedPresses
+        refusedPresses.removeAll()
+        for p in refused {
+            log.error("press-refused", ["reason": p.rawValue, "why": "the relay thread was still pressing or stopping"])
             carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now()))
-            return
         }
     }
 

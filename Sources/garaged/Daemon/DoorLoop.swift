@@ -66,6 +66,8 @@ final class DoorLoop: @unchecked Sendable {
     var mqtt: MQTTChannel?
     /// systemd's view of garaged (readiness, status, watchdog); set before `start`.
     var notifier: ServiceNotifier?
+    /// Presses the relay thread refused (a bug if ever): the door is told after the input.
+    var refusedPresses: [Door.Press] = []
     /// Who last opened the door (a label, never a PIN), for Home Assistant.
     var lastOpenedBy = "nobody yet"
     private var stopReason = "stopped"
@@ -94,6 +96,8 @@ final class DoorLoop: @unchecked Sendable {
         connectionLimit = limit < 0 || open < 0 ? DoorLoop.maxConnections
             : max(2, min(DoorLoop.maxConnections, Int(limit) - open - DoorLoop.reservedDescriptors))
         pulser.onRelease { [weak self] overran in self?.relayReleased(overran: overran) }
+        // Only ever called on the loop's thread, inside the controller's own calls.
+        self.controller.startPress = { [unowned self] p in self.press(p) }
     }
 
     func start() { worker.start { [self] in run() } }

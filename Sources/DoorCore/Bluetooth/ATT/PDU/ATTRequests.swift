@@ -9,23 +9,22 @@ extension ATTHandleRange {
 
 public struct ATTExchangeMTURequest: ATTPDU {  // 3.4.2.1
     public static let opcode = ATTOpcode.exchangeMTURequest
-    public static var fields: [ATTField<Self>] { [.uint16("Client Rx MTU", \.clientRxMTU)] }
+    public static let fields: [ATTField<Self>] = [.uint16("Client Rx MTU", \.clientRxMTU)]
     public var clientRxMTU: UInt16 = 0
     public init() {}
 }
 
 public struct ATTFindInformationRequest: ATTPDU {  // 3.4.3.1
     public static let opcode = ATTOpcode.findInformationRequest
-    public static var fields: [ATTField<Self>] { [.handleRange(\.range)] }
+    public static let fields: [ATTField<Self>] = [.handleRange(\.range)]
     public var range = ATTHandleRange.all
     public init() {}
 }
 
 public struct ATTFindByTypeValueRequest: ATTPDU {  // 3.4.3.3
     public static let opcode = ATTOpcode.findByTypeValueRequest
-    public static var fields: [ATTField<Self>] {
+    public static let fields: [ATTField<Self>] =
         [.handleRange(\.range), .uuid16("Attribute Type", \.type), .bytes("Attribute Value", \.value)]
-    }
     public var range = ATTHandleRange.all
     public var type = BluetoothUUID.primaryService
     public var value: [UInt8] = []
@@ -34,7 +33,7 @@ public struct ATTFindByTypeValueRequest: ATTPDU {  // 3.4.3.3
 
 public struct ATTReadByTypeRequest: ATTPDU {  // 3.4.4.1
     public static let opcode = ATTOpcode.readByTypeRequest
-    public static var fields: [ATTField<Self>] { [.handleRange(\.range), .uuid("Attribute Type", \.type)] }
+    public static let fields: [ATTField<Self>] = [.handleRange(\.range), .uuid("Attribute Type", \.type)]
     public var range = ATTHandleRange.all
     public var type = BluetoothUUID.characteristic
     public init() {}
@@ -42,14 +41,14 @@ public struct ATTReadByTypeRequest: ATTPDU {  // 3.4.4.1
 
 public struct ATTReadRequest: ATTPDU {  // 3.4.4.3
     public static let opcode = ATTOpcode.readRequest
-    public static var fields: [ATTField<Self>] { [.uint16("Attribute Handle", \.handle)] }
+    public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle)]
     public var handle: UInt16 = 0
     public init() {}
 }
 
 public struct ATTReadBlobRequest: ATTPDU {  // 3.4.4.5
     public static let opcode = ATTOpcode.readBlobRequest
-    public static var fields: [ATTField<Self>] { [.uint16("Attribute Handle", \.handle), .uint16("Value Offset", \.offset)] }
+    public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle), .uint16("Value Offset", \.offset)]
     public var handle: UInt16 = 0
     public var offset: UInt16 = 0
     public init() {}
@@ -57,14 +56,14 @@ public struct ATTReadBlobRequest: ATTPDU {  // 3.4.4.5
 
 public struct ATTReadMultipleRequest: ATTPDU {  // 3.4.4.7
     public static let opcode = ATTOpcode.readMultipleRequest
-    public static var fields: [ATTField<Self>] { [.handles("Set Of Handles", \.handles)] }
+    public static let fields: [ATTField<Self>] = [.handles("Set Of Handles", \.handles)]
     public var handles: [UInt16] = []
     public init() {}
 }
 
 public struct ATTReadByGroupTypeRequest: ATTPDU {  // 3.4.4.9
     public static let opcode = ATTOpcode.readByGroupTypeRequest
-    public static var fields: [ATTField<Self>] { [.handleRange(\.range), .uuid("Attribute Group Type", \.groupType)] }
+    public static let fields: [ATTField<Self>] = [.handleRange(\.range), .uuid("Attribute Group Type", \.groupType)]
     public var range = ATTHandleRange.all
     public var groupType = BluetoothUUID.primaryService
     public init() {}
@@ -72,7 +71,7 @@ public struct ATTReadByGroupTypeRequest: ATTPDU {  // 3.4.4.9
 
 public struct ATTWriteRequest: ATTPDU {  // 3.4.5.1
     public static let opcode = ATTOpcode.writeRequest
-    public static var fields: [ATTField<Self>] { [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)] }
+    public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)]
     public var handle: UInt16 = 0
     public var value: [UInt8] = []
     public init() {}
@@ -80,7 +79,7 @@ public struct ATTWriteRequest: ATTPDU {  // 3.4.5.1
 
 public struct ATTWriteCommand: ATTPDU {  // 3.4.5.3
     public static let opcode = ATTOpcode.writeCommand
-    public static var fields: [ATTField<Self>] { [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)] }
+    public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)]
     public var handle: UInt16 = 0
     public var value: [UInt8] = []
     public init() {}
@@ -88,6 +87,6 @@ public struct ATTWriteCommand: ATTPDU {  // 3.4.5.3
 
 public struct ATTHandleValueConfirmation: ATTPDU {  // 3.4.7.3
     public static let opcode = ATTOpcode.handleValueConfirmation
-    public static var fields: [ATTField<Self>] { [] }
+    public static let fields: [ATTField<Self>] = []
     public init() {}
 }
