@@ -58,7 +58,7 @@ in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }  # in_range V LO HI (inte
 # the 2-core host deschedules wakes the guest's timer late (a 359 ms press was seen once, the
 # daemon's own clock agreeing, with nothing of the daemon's between set and release). The exact
 # error is always reported as a metric; the 2 ms goal is held on the host by the integration
-# tests and bench/pulse-and-latency.py, which run on a real clock.
+# tests and scripts/bench.sh, which run on a real clock.
 press_ok() { in_range "$1" $(($2 * 1000000 - 2000000)) $(($2 * 1000000 + ${ST_PRESS_SLACK_MS:-150} * 1000000)); }
 press_window() { echo "$1 ms (-2/+${ST_PRESS_SLACK_MS:-150} ms under TCG)"; }
 

@@ -1,0 +1,550 @@
+#!/usr/bin/env bash
+# The performance figures of garaged in one command: builds the release binaries (static Swift
+# stdlib) into .build-bench, measures them on the simulated relay next to a minimal C server
+# (bench/floor.c, "the floor") with one C client (bench/client.c), runs DoorCore's in-process
+# benchmarks (bench/swift, ordo-one/benchmark), prints one markdown table and writes the same
+# figures as JSON. bench/README.md says what each figure means.
+#
+# Usage: scripts/bench.sh [--quick] [--only SECTIONS] [--json FILE] [--rounds N] [--compare FILE]
+#   --quick        fewer rounds everywhere: done in under a minute (once built)
+#   --only LIST    comma-separated sections, in any order (default: all):
+#                    latency  request-to-relay, local socket and ATT, garaged and the floor (1, 2, 9)
+#                    flood    the same while another client floods the local socket (3)
+#                    width    press-width error at 300 ms, idle and both cores busy (4)
+#                    idle     wake-ups per second of the idle daemon (5)
+#                    memory   resident memory after start and after 100,000 requests,
+#                             and the `12345S` round trip over those requests (6)
+#                    startup  exec to the socket accepting, and to the first answer (7)
+#                    size     stripped static binaries (8)
+#                    swift    DoorCore in process, ordo-one/benchmark (10)
+#   --json FILE    where the JSON goes (default bench/results/latest.json; the table goes
+#                  beside it as .md)
+#   --rounds N     presses per latency series (default 200, 60 with --quick)
+#   --compare FILE add a column with another run's figures (its JSON), e.g. a copy of
+#                  bench/results/latest.json taken before a change
+# `scripts/bench.sh --only latency` is the quick loop for work on the request-to-relay path
+# (about 45 s once built).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+args="$*"
+quick=0
+compare=""
+only="latency,flood,width,idle,memory,startup,size,swift"
+json="bench/results/latest.json"
+rounds=""
+while (($#)); do
+    case "$1" in
+        --quick) quick=1 ;;
+        --only) only="$2"; shift ;;
+        --only=*) only="${1#--only=}" ;;
+        --json) json="$2"; shift ;;
+        --json=*) json="${1#--json=}" ;;
+        --compare) compare="$2"; shift ;;
+        --compare=*) compare="${1#--compare=}" ;;
+        --rounds) rounds="$2"; shift ;;
+        --rounds=*) rounds="${1#--rounds=}" ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+for s in ${only//,/ }; do
+    case "$s" in latency|flood|width|idle|memory|startup|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
+done
+want() { [[ ",$only," == *",$1,"* ]]; }
+
+# How much of everything: the full run, or --quick.
+if ((quick)); then
+    : "${rounds:=60}"; flood_rounds=40; block=10; presses=8; idle_s=3; requests=20000; starts=5
+else
+    : "${rounds:=200}"; flood_rounds=150; block=10; presses=40; idle_s=10; requests=100000; starts=10
+fi
+
+say() { echo "bench: $*" >&2; }
+t_start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# What the script needs beyond scripts/deps.sh's list: a C compiler, strip, python3 (the report).
+extra=()
+command -v cc >/dev/null || extra+=(gcc)
+command -v strip >/dev/null || extra+=(binutils)
+command -v python3 >/dev/null || extra+=(python3)
+scripts/deps.sh "${extra[@]}"
+
+scratch="$root/.build-bench"
+w="$(mktemp -d /tmp/garaged-bench.XXXXXX)"
+pids=()
+busy=()
+cleanup() {
+    local p
+    for p in "${busy[@]}" "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${busy[@]}" "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$w"
+}
+trap cleanup EXIT
+say "building garaged (release, static Swift stdlib) in .build-bench"
+swift build -c release --static-swift-stdlib --scratch-path "$scratch" >"$w/build.log" 2>&1 \
+    || { tail -30 "$w/build.log" >&2; exit 1; }
+bin="$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)"
+mkdir -p "$scratch/c"
+cc -O2 -Wall -o "$scratch/c/floor" bench/floor.c
+cc -O2 -Wall -o "$scratch/c/client" bench/client.c
+floor="$scratch/c/floor"
+client="$scratch/c/client"
+
+"$bin/garage-pins" init --pins "$w/pins" --master 12345 >/dev/null
+
+# garaged NAME PULSE_MS: a daemon on $w/NAME.{sock,att,trace}, as the figures need it: no
+# Bluetooth, travel 0 (the door is OPEN or CLOSED once the press ends), no auto-close.
+started=""
+garaged() {
+    cp "$w/pins" "$w/$1.pins"
+    "$bin/garaged" --pins "$w/$1.pins" --socket "$w/$1.sock" --att-socket "$w/$1.att" --relay "sim:$w/$1.trace" \
+        --events "$w/$1.events" --no-ble --travel-s 0 --auto-close-s 0 --pulse-ms "$2" 2>"$w/$1.log" &
+    started=$!
+    pids+=("$started")
+    wait_for "$w/$1.att" "$1"
+}
+floor() {
+    "$floor" "$w/$1.sock" "$w/$1.att" "$w/$1.trace" "$2" 2>"$w/$1.log" &
+    started=$!
+    pids+=("$started")
+    wait_for "$w/$1.att" "$1"
+}
+wait_for() {
+    local i
+    for ((i = 0; i < 500; i++)); do [ -S "$1" ] && return 0; sleep 0.01; done
+    echo "bench: $2 did not start:" >&2
+    cat "$w/$2.log" >&2
+    exit 1
+}
+stop() {
+    local p keep=()
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+    for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+    pids=("${keep[@]}")
+}
+target() { echo "$1=$w/$2.sock,$w/$2.att,$w/$2.trace"; }
+
+# Context switches of every thread of PID: `TID NAME SWITCHES` lines.
+switches() {
+    local f d
+    for f in /proc/"$1"/task/*; do
+        d=$(awk '/^Name:/ {n=$2} /^(non)?voluntary_ctxt_switches:/ {s+=$2} END {print n, s}' "$f/status" 2>/dev/null) || continue
+        echo "${f##*/} $d"
+    done
+}
+
+if want latency; then
+    head -1 /proc/stat >"$w/cpu-latency.start"
+    say "latency: $rounds presses per series, local socket and ATT, garaged and the floor in turns of $block"
+    garaged lat 50; g=$started
+    floor flat 50; f=$started
+    "$client" latency "$w/latency.txt" "$rounds" "$block" "$(target floor flat)" "$(target garaged lat)"
+    head -1 /proc/stat >"$w/cpu-latency.end"
+    stop "$g"; stop "$f"
+fi
+
+if want flood; then
+    head -1 /proc/stat >"$w/cpu-flood.start"
+    say "flood: $flood_rounds presses per series while another client floods the local socket"
+    garaged fl 50; g=$started
+    floor ffl 50; f=$started
+    "$client" latency "$w/flood.txt" "$flood_rounds" "$block" --flood "$(target floor ffl)" "$(target garaged fl)"
+    head -1 /proc/stat >"$w/cpu-flood.end"
+    stop "$g"; stop "$f"
+fi
+
+if want width; then
+    head -1 /proc/stat >"$w/cpu-width.start"
+    say "width: $presses presses at 300 ms idle, then $presses with both cores busy"
+    garaged wid 300; g=$started
+    "$client" latency "$w/width-idle.txt" "$presses" "$presses" --local "$(target garaged wid)"
+    head -1 /proc/stat >"$w/cpu-width.end"
+    for _ in 1 2; do sh -c 'while :; do :; done' & busy+=($!); done
+    "$client" latency "$w/width-loaded.txt" "$presses" "$presses" --local "$(target garaged wid)"
+    for p in "${busy[@]}"; do kill "$p"; wait "$p" 2>/dev/null || true; done
+    busy=()
+    stop "$g"
+fi
+
+if want idle || want memory; then
+    head -1 /proc/stat >"$w/cpu-idle+memory.start"
+    garaged mem 50; g=$started
+    floor fmem 50; f=$started
+    sleep 1
+    cat /proc/"$g"/smaps_rollup >"$w/mem-start.txt"
+    cat /proc/"$f"/smaps_rollup >"$w/fmem-start.txt"
+    if want idle; then
+        say "idle: context switches of the idle daemon (and the floor) over $idle_s s"
+        switches "$g" >"$w/idle-before.txt"; switches "$f" >"$w/fidle-before.txt"
+        sleep "$idle_s"
+        switches "$g" >"$w/idle-after.txt"; switches "$f" >"$w/fidle-after.txt"
+    fi
+    if want memory; then
+        say "memory: $requests round trips of 12345S on each, then the resident memory again"
+        s0=$(date +%s.%N)
+        "$client" status "$w/status.txt" "$requests" 5000 "floor=$w/fmem.sock" "garaged=$w/mem.sock"
+        echo "$(date +%s.%N) $s0" >"$w/status-time.txt"
+        cat /proc/"$g"/smaps_rollup >"$w/mem-after.txt"
+        cat /proc/"$f"/smaps_rollup >"$w/fmem-after.txt"
+    fi
+    head -1 /proc/stat >"$w/cpu-idle+memory.end"
+    stop "$g"; stop "$f"
+fi
+
+if want startup; then
+    head -1 /proc/stat >"$w/cpu-startup.start"
+    say "startup: $starts starts each, exec to the socket accepting and to the first answer"
+    cp "$w/pins" "$w/st.pins"
+    "$client" startup "$w/st.sock" "$starts" -- "$bin/garaged" --pins "$w/st.pins" --socket "$w/st.sock" \
+        --relay "sim:$w/st.trace" --events "$w/st.events" --no-ble --travel-s 0 --auto-close-s 0 --pulse-ms 50 >"$w/startup.txt"
+    "$client" startup "$w/fst.sock" "$starts" -- "$floor" "$w/fst.sock" "$w/fst.att" "$w/fst.trace" 50 >"$w/fstartup.txt"
+    head -1 /proc/stat >"$w/cpu-startup.end"
+fi
+
+if want size; then
+    for b in "$bin/garaged" "$bin/garage-pins" "$floor"; do
+        strip -o "$w/stripped" "$b"
+        echo "$(basename "$b") $(stat -c %s "$w/stripped") $(stat -c %s "$b")" >>"$w/size.txt"
+    done
+fi
+
+if want swift; then
+    head -1 /proc/stat >"$w/cpu-swift.start"
+    say "swift: DoorCore in process (ordo-one/benchmark; the first run builds the harness, a few minutes)"
+    if GARAGED_BENCH_QUICK=$quick swift package --package-path bench/swift --scratch-path "$scratch/swift" \
+        benchmark run --format jmh --path stdout --no-progress >"$w/swift.txt" 2>"$w/swift.log"; then
+        :
+    else
+        # The plugin says only "buildFailed": a plain build of the target shows the compiler's errors.
+        swift build -c release --package-path bench/swift --scratch-path "$scratch/swift" \
+            --product DoorCoreBenchmarks >>"$w/swift.log" 2>&1 || true
+        say "the in-process benchmarks failed (left out of the table):"
+        grep -E 'error:' "$w/swift.log" | grep -v buildFailed | head -10 >&2 || tail -20 "$w/swift.log" >&2
+        { grep -E 'error:' "$w/swift.log" | grep -v buildFailed | head -1 | sed "s|$root/||" | grep . \
+            || tail -1 "$w/swift.log"; } >"$w/swift-failed.txt"
+        rm -f "$w/swift.txt"
+    fi
+    head -1 /proc/stat >"$w/cpu-swift.end"
+fi
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+dirty=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)
+mkdir -p "$(dirname "$json")"
+BENCH_DIR="$w" BENCH_JSON="$json" BENCH_QUICK="$quick" BENCH_LOAD_START="$load_start" BENCH_LOAD_END="$load_end" \
+BENCH_COMMIT="$commit" BENCH_DIRTY="$dirty" BENCH_SECONDS="$(($(date +%s) - t_start))" BENCH_IDLE_S="$idle_s" \
+BENCH_REQUESTS="$requests" BENCH_ARGS="$args" BENCH_COMPARE="$compare" BENCH_SWIFT="$(swift --version 2>/dev/null | head -1)" python3 - <<'PY'
+import glob, json, math, os, platform, statistics, time
+
+d = os.environ["BENCH_DIR"]
+E = os.environ
+
+
+def path(name):
+    p = os.path.join(d, name)
+    return p if os.path.exists(p) else None
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    v = sorted(values)
+    return v[max(0, math.ceil(p / 100 * len(v)) - 1)]
+
+
+def summary(ns):
+    us = [x / 1e3 for x in ns]
+    return {"median_us": round(statistics.median(us), 1), "p99_us": round(pct(us, 99), 1),
+            "max_us": round(max(us), 1), "samples": len(us)}
+
+
+def ratio(a, b):
+    return round(a / b, 2) if b else None
+
+
+def series(file):
+    out, flood = {}, {}
+    for line in open(file):
+        f = line.split()
+        if f[0] == "#":
+            flood[f[2]] = {"requests": int(f[3]), "seconds": float(f[4]),
+                           "per_s": round(int(f[3]) / float(f[4])) if float(f[4]) else None}
+            continue
+        out.setdefault(f[0], []).append((int(f[1]), int(f[2])))
+    return out, flood
+
+
+def latencies(file):
+    s, flood = series(file)
+    res = {}
+    for transport in ("local", "att"):
+        g, f = s.get(f"garaged.{transport}"), s.get(f"floor.{transport}")
+        if not g or not f:
+            continue
+        gs, fs = summary([x for x, _ in g]), summary([x for x, _ in f])
+        res[transport] = {"garaged": gs, "floor": fs,
+                          "ratio": {k: ratio(gs[k + "_us"], fs[k + "_us"]) for k in ("median", "p99", "max")}}
+    if flood:
+        res["flood"] = flood
+    return res
+
+
+def widths(file, target_ms):
+    s, _ = series(file)
+    w = [y / 1e6 for _, y in s["garaged.local"]]
+    err = [abs(x - target_ms) for x in w]
+    return {"presses": len(w), "target_ms": target_ms, "min_ms": round(min(w), 3),
+            "median_ms": round(statistics.median(w), 3), "max_ms": round(max(w), 3),
+            "error_median_ms": round(statistics.median(err), 3), "error_max_ms": round(max(err), 3)}
+
+
+def smaps(file):
+    kb = {}
+    for line in open(file):
+        f = line.split()
+        if len(f) >= 3 and f[-1] == "kB":
+            kb[f[0].rstrip(":")] = int(f[1])
+    return {"rss_kib": kb["Rss"], "anon_kib": kb["Anonymous"], "file_kib": kb["Rss"] - kb["Anonymous"]}
+
+
+def wakeups(before, after, seconds):
+    b = {l.split()[0]: (l.split()[1], int(l.split()[2])) for l in open(before)}
+    a = {l.split()[0]: (l.split()[1], int(l.split()[2])) for l in open(after)}
+    threads = {}
+    for tid, (name, n) in a.items():
+        threads[f"{name} ({tid})"] = n - b.get(tid, (name, 0))[1]
+    total = sum(threads.values())
+    return {"seconds": seconds, "switches": total, "per_s": round(total / seconds, 2), "threads": threads}
+
+
+r = {
+    "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    "mode": "quick" if E["BENCH_QUICK"] == "1" else "full",
+    "machine": {"arch": platform.machine(), "cores": os.cpu_count(), "kernel": platform.release(),
+                "loadavg_start": E["BENCH_LOAD_START"], "loadavg_end": E["BENCH_LOAD_END"]},
+    "build": {"configuration": "release", "static_swift_stdlib": True, "commit": E["BENCH_COMMIT"],
+              "uncommitted_changes": E["BENCH_DIRTY"] == "true", "swift": E["BENCH_SWIFT"]},
+    "seconds": int(E["BENCH_SECONDS"]),
+    "command": "scripts/bench.sh" + (" " + E["BENCH_ARGS"] if E["BENCH_ARGS"] else ""),
+}
+# How busy the whole machine was during each section (this benchmark included): on a shared
+# machine, the figures of a section that ran on busy cores are the noisy ones.
+busy = {}
+for start in sorted(glob.glob(os.path.join(d, "cpu-*.start"))):
+    end = start[:-6] + ".end"
+    if not os.path.exists(end):
+        continue
+    a = [int(x) for x in open(start).read().split()[1:]]
+    b = [int(x) for x in open(end).read().split()[1:]]
+    delta = [y - x for x, y in zip(a, b)]
+    total = sum(delta[:8])
+    idle = delta[3] + delta[4]
+    if total:
+        busy[os.path.basename(start)[4:-6]] = round(100 * (total - idle) / total)
+r["machine"]["busy_pct"] = busy
+if path("latency.txt"):
+    r["latency"] = latencies(path("latency.txt"))
+if path("flood.txt"):
+    r["latency_under_flood"] = latencies(path("flood.txt"))
+    r["latency_under_flood"]["flood_lines"] = ("one line per packet, as fast as answered, round and round: "
+                                               "99999O=1, garbage!, 12345Z, 54321S, an 80-byte line, 5 binary bytes")
+if path("width-idle.txt"):
+    r["press_width"] = {"idle": widths(path("width-idle.txt"), 300)}
+    if path("width-loaded.txt"):
+        r["press_width"]["both_cores_busy"] = widths(path("width-loaded.txt"), 300)
+if path("idle-after.txt"):
+    s = int(E["BENCH_IDLE_S"])
+    r["idle_wakeups"] = {"garaged": wakeups(path("idle-before.txt"), path("idle-after.txt"), s),
+                         "floor": wakeups(path("fidle-before.txt"), path("fidle-after.txt"), s)}
+if path("mem-start.txt"):
+    r["memory"] = {"garaged": {"after_start": smaps(path("mem-start.txt"))},
+                   "floor": {"after_start": smaps(path("fmem-start.txt"))}}
+    if path("mem-after.txt"):
+        n = int(E["BENCH_REQUESTS"])
+        r["memory"]["requests"] = n
+        r["memory"]["garaged"]["after_requests"] = smaps(path("mem-after.txt"))
+        r["memory"]["floor"]["after_requests"] = smaps(path("fmem-after.txt"))
+        rt = {}
+        for line in open(path("status.txt")):
+            name, ns = line.split()
+            rt.setdefault(name, []).append(int(ns))
+        g, f = summary(rt["garaged"]), summary(rt["floor"])
+        t1, t0 = map(float, open(path("status-time.txt")).read().split())
+        r["status_round_trip"] = {"requests": n, "garaged": g, "floor": f,
+                                  "ratio": {k: ratio(g[k + "_us"], f[k + "_us"]) for k in ("median", "p99", "max")},
+                                  "seconds_both": round(t1 - t0, 2)}
+if path("startup.txt"):
+    def starts(file):
+        rows = [tuple(map(int, l.split())) for l in open(file)]
+        return {"starts": len(rows), "connect_ms_median": round(statistics.median(c for c, _ in rows) / 1e6, 2),
+                "first_reply_ms_median": round(statistics.median(x for _, x in rows) / 1e6, 2),
+                "connect_ms_max": round(max(c for c, _ in rows) / 1e6, 2)}
+    g, f = starts(path("startup.txt")), starts(path("fstartup.txt"))
+    r["startup"] = {"garaged": g, "floor": f,
+                    "ratio": {"connect": ratio(g["connect_ms_median"], f["connect_ms_median"]),
+                              "first_reply": ratio(g["first_reply_ms_median"], f["first_reply_ms_median"])}}
+if path("size.txt"):
+    r["size"] = {}
+    for line in open(path("size.txt")):
+        name, stripped, unstripped = line.split()
+        r["size"][name] = {"stripped_bytes": int(stripped), "stripped_mib": round(int(stripped) / 2**20, 2),
+                           "unstripped_bytes": int(unstripped)}
+if path("swift.txt"):
+    text = open(path("swift.txt")).read()
+    data = json.loads(text[text.index("["):])
+    r["swift"] = {}
+    for b in data:
+        name = b["benchmark"].split(".", 3)[-1].replace("_", " ")
+        m = b["secondaryMetrics"]
+        wall = m["Time (wall clock)"]
+        scale = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}[wall["scoreUnit"]]
+        iterations = len(wall["rawData"][0])
+        # Each measured iteration runs the operation 1000 times (scalingFactor .kilo).
+        entry = {"median_ns": round(wall["scorePercentiles"]["50.0"] * scale / 1000, 1),
+                 "p90_ns": round(wall["scorePercentiles"]["90.0"] * scale / 1000, 1),
+                 "iterations": iterations}
+        if "Malloc (total)" in m:
+            entry["mallocs"] = round(m["Malloc (total)"]["scorePercentiles"]["50.0"] / 1000, 1)
+        r["swift"][name] = entry
+
+if path("swift-failed.txt"):
+    r["swift_failed"] = open(path("swift-failed.txt")).read().strip()
+
+json.dump(r, open(E["BENCH_JSON"], "w"), indent=2, ensure_ascii=False)
+
+# ---- the table ----
+# Each row is (what, figures) where figures(result) gives (garaged, floor, ratio) as text, or
+# None when that run has no such figure; --compare shows another run's garaged figure (and ratio).
+old = json.load(open(E["BENCH_COMPARE"])) if E.get("BENCH_COMPARE") else None
+spec = []
+
+
+def get(res, *keys):
+    for k in keys:
+        if not isinstance(res, dict) or k not in res:
+            return None
+        res = res[k]
+    return res
+
+
+def us(v):
+    return f"{v:.0f} µs" if v >= 100 else f"{v:.1f} µs"
+
+
+def lat_rows(section, label):
+    n = {}
+    for transport, title in (("local", "local socket, `12345O=1`/`O=0`"), ("att", "ATT Write Request to 0x000C")):
+        if transport not in r.get(section, {}):
+            continue
+        for k in ("median", "p99", "max"):
+            def fig(res, transport=transport, k=k):
+                t = get(res, section, transport)
+                if not t:
+                    return None
+                x = f"{t['ratio'][k]}×"
+                return us(t["garaged"][k + "_us"]), us(t["floor"][k + "_us"]), f"**{x}**" if k != "max" else x
+            spec.append((f"{label} {title}: {k} ({r[section][transport]['garaged']['samples']} presses)", fig))
+
+
+lat_rows("latency", "request → relay,")
+if "latency_under_flood" in r:
+    lat_rows("latency_under_flood", "under flood,")
+
+    def flood(res):
+        fl = get(res, "latency_under_flood", "flood")
+        if not fl:
+            return None
+        g, f = get(fl, "garaged", "per_s"), get(fl, "floor", "per_s")
+        return (f"{g:,} req/s" if g else "–"), (f"{f:,} req/s" if f else "–"), "–"
+    spec.append(("the flood, answered per second (wrong PINs, garbage, unknown commands, long lines; from root, whom wrong PINs never lock out)", flood))
+for k, title in (("idle", "idle"), ("both_cores_busy", "both cores busy")):
+    if get(r, "press_width", k):
+        def width(res, k=k):
+            p = get(res, "press_width", k)
+            return p and (f"{p['error_median_ms']:.3f} / {p['error_max_ms']:.3f} ms", "–", "–")
+        spec.append((f"press width at 300 ms, {title} ({r['press_width'][k]['presses']} presses): error median / max", width))
+if "idle_wakeups" in r:
+    def wake(res):
+        i = get(res, "idle_wakeups")
+        return i and (f"{i['garaged']['per_s']:g} /s", f"{i['floor']['per_s']:g} /s", "–")
+    spec.append((f"idle wake-ups (context switches of all threads over {r['idle_wakeups']['garaged']['seconds']} s)", wake))
+
+
+def mem(x):
+    return f"{x['rss_kib']:,} KiB ({x['anon_kib']:,} anon + {x['file_kib']:,} file)"
+
+
+for k, title in (("after_start", "after start"), ("after_requests", f"after {get(r, 'memory', 'requests') or 0:,} requests")):
+    if get(r, "memory", "garaged", k):
+        def memory(res, k=k):
+            m = get(res, "memory")
+            return get(m, "garaged", k) and (mem(m["garaged"][k]), mem(m["floor"][k]), "–")
+        spec.append((f"resident memory {title}: RSS (private anonymous + file-backed)", memory))
+if "status_round_trip" in r:
+    for k in ("median", "p99"):
+        def status(res, k=k):
+            s = get(res, "status_round_trip")
+            return s and (us(s["garaged"][k + "_us"]), us(s["floor"][k + "_us"]), f"{s['ratio'][k]}×")
+        spec.append((f"`12345S` round trip on the local socket: {k} ({r['status_round_trip']['requests']:,} requests)", status))
+if "startup" in r:
+    for k, title in (("connect", "exec → socket accepts"), ("first_reply", "exec → first `12345S` answered")):
+        def startup(res, k=k):
+            st = get(res, "startup")
+            return st and (f"{st['garaged'][k + '_ms_median']:.2f} ms", f"{st['floor'][k + '_ms_median']:.2f} ms",
+                           f"{st['ratio'][k]}×")
+        spec.append((f"start-up, {title} (median of {r['startup']['garaged']['starts']})", startup))
+for name in ("garaged", "garage-pins"):
+    if get(r, "size", name):
+        def size(res, name=name):
+            sz = get(res, "size")
+            if not get(sz, name):
+                return None
+            fl = f"{sz['floor']['stripped_bytes']:,} bytes" if name == "garaged" and "floor" in sz else "–"
+            return f"{sz[name]['stripped_bytes']:,} bytes ({sz[name]['stripped_mib']} MiB)", fl, "–"
+        spec.append((f"`{name}` stripped, static Swift stdlib", size))
+order = ["CommandCodec.decode", "Controller.handle", "ATTServer.handle", "EEPROMLayout.encode", "EEPROMLayout.decode"]
+for name in sorted(r.get("swift", {}), key=lambda n: next((i for i, o in enumerate(order) if n.startswith(o)), 99)):
+    def swift(res, name=name):
+        b = get(res, "swift", name)
+        return b and (f"{b['median_ns']:,.0f} ns" + (f", {b['mallocs']:g} mallocs" if "mallocs" in b else ""), "–", "–")
+    spec.append((f"in process (ordo-one/benchmark): `{name}`, median per call", swift))
+
+if "swift_failed" in r:
+    spec.append(("in process (ordo-one/benchmark)", lambda res: ("did not build or run: " + res["swift_failed"].replace("|", "/"), "–", "–")
+                 if "swift_failed" in res else None))
+
+m = r["machine"]
+head = (f"**garaged benchmark**, {r['date']}: `uname -m` {m['arch']}, {m['cores']} cores, load average "
+        f"{m['loadavg_start']} at the start, {m['loadavg_end']} at the end; release build (static Swift stdlib), "
+        f"commit {r['build']['commit']}{' + uncommitted changes' if r['build']['uncommitted_changes'] else ''}; "
+        f"`{r['command']}`, {r['seconds']} s.")
+if busy:
+    head += ("  \nBoth cores' busy share during each part (this benchmark included; "
+             "other work on the machine is noise): " + ", ".join(f"{k} {v}%" for k, v in busy.items()) + ".")
+rows = ["| what | garaged | C floor | garaged ÷ floor |" + (" before: garaged (÷ floor) |" if old else ""),
+        "|---|---|---|---|" + ("---|" if old else "")]
+for what, fig in spec:
+    g, f, x = fig(r)
+    line = f"| {what} | {g} | {f} | {x} |"
+    if old:
+        try:
+            o = fig(old)
+        except (KeyError, TypeError):
+            o = None
+        line += (f" {o[0]}" + (f" ({o[2]})" if o[2] != "–" else "") + " |") if o else " – |"
+    rows.append(line)
+if old:
+    head += f"  \nBefore: {old.get('date', '?')}, commit {get(old, 'build', 'commit') or '?'}, `{old.get('command', '?')}`."
+table = head + "\n\n" + "\n".join(rows) + "\n"
+open(os.path.splitext(E["BENCH_JSON"])[0] + ".md", "w").write(table)
+print(table)
+PY
+raw="${json%.json}-raw"
+rm -rf "$raw"; mkdir -p "$raw"
+cp "$w"/*.txt "$raw"/ 2>/dev/null || true
+say "JSON: $json (table: ${json%.json}.md, raw samples: $raw/); $(($(date +%s) - t_start)) s"
