@@ -199,6 +199,26 @@ final class SensedDoorTests: XCTestCase {
         XCTAssertEqual(conflict.fault, .sensors)
     }
 
+    /// The daemon sets the warning output a moment after the door decides the close: the press
+    /// waits a whole warning from when the output really went on, never less.
+    func testTheCloseWaitsAWholeWarningFromWhenTheOutputWentOn() {
+        var door = closedDoor()
+        _ = door.sensor(.closed, active: false, at: t(1_000))
+        _ = door.sensor(.open, active: true, at: t(11_000))
+        XCTAssertEqual(door.advance(to: t(41_000)), [.warning(on: true)])
+        door.warningShown(at: t(41_007))
+        XCTAssertEqual(door.advance(to: t(46_000)), [], "5 s after the decision, but not 5 s after the output")
+        XCTAssertEqual(door.advance(to: t(46_007)), [.press(.autoClose)])
+        // An output that went on "before" the decision (a clock read early) never shortens it.
+        var other = closedDoor()
+        _ = other.sensor(.closed, active: false, at: t(1_000))
+        _ = other.sensor(.open, active: true, at: t(11_000))
+        _ = other.advance(to: t(41_000))
+        other.warningShown(at: t(40_000))
+        XCTAssertEqual(other.advance(to: t(45_999)), [])
+        XCTAssertEqual(other.advance(to: t(46_000)), [.press(.autoClose)])
+    }
+
     func testLeftOpenIsReportedAndRepeated() {
         var door = closedDoor(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, leftOpen: .seconds(600)))
         _ = door.sensor(.closed, active: false, at: t(0))

@@ -109,6 +109,9 @@ public struct Controller: Sendable {
         return outcome
     }
 
+    /// The warning output went on at `at`: the close it announces waits a whole warning from then.
+    public mutating func warningShown(at now: Instant) { door.warningShown(at: now) }
+
     /// The relay released the last press; a press that waited for it may be decided now.
     public mutating func relayReleased(at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()

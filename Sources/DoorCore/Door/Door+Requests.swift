@@ -128,6 +128,14 @@ extension Door {
         return [.warning(on: true)]
     }
 
+    /// The warning output really went on at `shownAt`, a moment after the close was decided
+    /// (the daemon sets it after the decision): the close it announces comes no sooner than a
+    /// whole warning after that, however long setting it took.
+    public mutating func warningShown(at shownAt: Instant) {
+        guard let warning = timing.warning, let p = pendingClose else { return }
+        pendingClose = (p.reason, max(p.at, shownAt + warning))
+    }
+
     /// Calls off a close whose warning is running.
     mutating func cancelClose(_ why: String, at now: Instant) -> [Event] {
         guard pendingClose != nil else { return [] }

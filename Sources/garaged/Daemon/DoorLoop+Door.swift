@@ -17,6 +17,7 @@ extension DoorLoop {
                 if p == .autoClose || p == .close { log.info(p == .autoClose ? "auto-close" : "close-after-warning", ["press": p.rawValue]) }
             case .warning(let on):
                 outputs.set(.warning, on, log: log)
+                if on { controller.warningShown(at: clock.now()) }
             case .light(let on):
                 outputs.set(.light, on, log: log)
             case .moved(let position, let bySomeoneElse):
