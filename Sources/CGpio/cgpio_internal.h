@@ -57,6 +57,11 @@ chip_t *cgpio_open_chip(const char *chip, const char *line, chip_facts *facts, c
 int cgpio_resolve_line(chip_t *chip, const chip_facts *facts, const char *line, unsigned int *offset,
                        char *err, size_t err_len);
 
+/// The chip opened and the line's offset found, the prologue every request and probe shares:
+/// the open chip, or NULL (chip closed) with a sentence in err.
+chip_t *cgpio_find_line(const char *chip, const char *line, chip_facts *facts, unsigned int *offset,
+                        char *err, size_t err_len);
+
 /// The consumer label of whoever holds the line, or "" if the library cannot say.
 void cgpio_holder_of(chip_t *chip, unsigned int offset, char *buf, size_t len);
 

@@ -24,14 +24,10 @@ cgpio_input *cgpio_input_open(const char *chip, const char *line, int active_low
     if (consumer == NULL || *consumer == '\0')
         consumer = "cgpio";
     chip_facts facts;
-    chip_t *c = cgpio_open_chip(chip, line_text, &facts, err, err_len);
+    unsigned int offset;
+    chip_t *c = cgpio_find_line(chip, line, &facts, &offset, err, err_len);
     if (c == NULL)
         return NULL;
-    unsigned int offset;
-    if (cgpio_resolve_line(c, &facts, line, &offset, err, err_len) != 0) {
-        gpiod_chip_close(c);
-        return NULL;
-    }
     cgpio_input *in = calloc(1, sizeof(*in));
     if (in == NULL) {
         cgpio_set_err(err, err_len, "cannot request GPIO line %s:%s: out of memory.", facts.name, line_text);

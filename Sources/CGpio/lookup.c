@@ -337,3 +337,16 @@ void cgpio_describe_request_failure(int e, chip_t *chip, const chip_facts *facts
     }
 }
 
+
+chip_t *cgpio_find_line(const char *chip, const char *line, chip_facts *facts, unsigned int *offset,
+                        char *err, size_t err_len) {
+    const char *line_text = (line != NULL && *line != '\0') ? line : "(none)";
+    chip_t *c = cgpio_open_chip(chip, line_text, facts, err, err_len);
+    if (c == NULL)
+        return NULL;
+    if (cgpio_resolve_line(c, facts, line, offset, err, err_len) != 0) {
+        gpiod_chip_close(c);
+        return NULL;
+    }
+    return c;
+}

@@ -32,15 +32,10 @@ cgpio_output *cgpio_output_open(const char *chip, const char *line, int active_l
         consumer = "cgpio";
 
     chip_facts facts;
-    chip_t *c = cgpio_open_chip(chip, line_text, &facts, err, err_len);
+    unsigned int offset;
+    chip_t *c = cgpio_find_line(chip, line, &facts, &offset, err, err_len);
     if (c == NULL)
         return NULL;
-
-    unsigned int offset;
-    if (cgpio_resolve_line(c, &facts, line, &offset, err, err_len) != 0) {
-        gpiod_chip_close(c);
-        return NULL;
-    }
 
     cgpio_output *out = calloc(1, sizeof(*out));
     if (out == NULL) {

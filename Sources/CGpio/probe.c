@@ -7,14 +7,10 @@ int cgpio_probe(const char *chip, const char *line, cgpio_line_report *out, char
                 size_t err_len) {
     memset(out, 0, sizeof(*out));
     chip_facts facts;
-    chip_t *c = cgpio_open_chip(chip, line, &facts, err, err_len);
+    unsigned int offset;
+    chip_t *c = cgpio_find_line(chip, line, &facts, &offset, err, err_len);
     if (c == NULL)
         return -1;
-    unsigned int offset;
-    if (cgpio_resolve_line(c, &facts, line, &offset, err, err_len) != 0) {
-        gpiod_chip_close(c);
-        return -1;
-    }
     snprintf(out->chip_name, sizeof(out->chip_name), "%s", facts.name);
     snprintf(out->chip_label, sizeof(out->chip_label), "%s", facts.label);
     out->offset = offset;
