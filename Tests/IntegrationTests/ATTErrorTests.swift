@@ -93,7 +93,7 @@ final class ATTErrorTests: GaragedTestCase {
     /// judged the whole burst; a bearer the daemon ends is replaced by a new one.
     func testRandomPacketFloodNeverCrashesIt() throws {
         let daemon = try startATTDaemon()
-        var random = ATTFloodRandom(seed: 0x6E40_0001_B5A3_F393)
+        var random = SplitMix64(seed: 0x6E40_0001_B5A3_F393)
         let opcodes: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12,
                                 0x16, 0x18, 0x1B, 0x1D, 0x1E, 0x20, 0x52, 0xD2]
         let sync = attBytes("0B " + attHex("Garage"))
@@ -156,21 +156,4 @@ final class ATTErrorTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0), "a clean stop after the flood")
         XCTAssertEqual(try daemon.trace().count, 1, "random packets must press nothing")
     }
-}
-
-/// SplitMix64, so the flood is the same on every run (its seed is in the test).
-struct ATTFloodRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform enough in 0..<n for a test.
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
