@@ -6,6 +6,9 @@ extension ATTServer {
                         permission: GATTPermissions) -> Result<[UInt8]?, ATTErrorCode> {
         guard let attribute = database.attribute(handle) else { return .failure(.invalidHandle) }
         guard attribute.permissions.contains(permission) else { return .failure(.writeNotPermitted) }
+        if attribute.permissions.contains(.pairedWrite), let refusal = link.refusalForPairedWrite {
+            return .failure(refusal)
+        }
         // One write carries at most ATT_MTU-3 octets (Table 3.30); longer is refused, never cut.
         guard value.count <= Int(mtu) - 3 else { return .failure(.invalidAttributeValueLength) }
         switch attribute.value {

@@ -36,6 +36,9 @@ public struct ATTServer: Sendable {
     public let serverRxMTU: UInt16
     /// The ATT_MTU in force on this connection.
     public internal(set) var mtu: UInt16 = ATTServer.defaultMTU
+    /// The link's protection, kept current by the bearer before each PDU when the database
+    /// has attributes that need a paired phone (`needsLinkSecurity`).
+    public var link = LinkSecurity.open
     /// CCCD values by descriptor handle; absent means 0x0000.
     var configurations: [UInt16: UInt16] = [:]
 
@@ -47,6 +50,9 @@ public struct ATTServer: Sendable {
     }
 
     var database: GATTDatabase { gatt.database }
+
+    /// True when some write checks the link, so the bearer must tell this server what it is.
+    public var needsLinkSecurity: Bool { gatt.security == .paired }
 
     /// True once this client has written 0x0001 to 6E400003's CCCD (and not cleared it since).
     public var notificationsEnabled: Bool {

@@ -10,4 +10,7 @@ public struct GATTPermissions: OptionSet, Sendable {
     public static let write = GATTPermissions(rawValue: 1 << 1)
     /// ATT Write Command (0x52).
     public static let writeCommand = GATTPermissions(rawValue: 1 << 2)
+    /// Writes need a bonded phone on an LE Secure Connections link (`LinkSecurity`); reads and
+    /// discovery stay open, so a phone can find the service before it pairs.
+    public static let pairedWrite = GATTPermissions(rawValue: 1 << 3)
 }

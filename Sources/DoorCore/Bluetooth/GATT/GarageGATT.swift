@@ -17,6 +17,9 @@
 ///     0x000D   Characteristic: notify, 0x000E, 6E400003
 ///     0x000E   Reply value, not readable
 ///     0x000F   CCCD 0x2902 (notifications only), read/write
+///
+/// With `security: .paired` the writes to 0x000C and 0x000F also need a paired phone on an
+/// LE Secure Connections link; the layout and every other byte stay the same.
 public struct GarageGATT: Equatable, Sendable {
     // Force-unwrapped: literals, checked by the tests.
     public static let serviceUUID = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!
@@ -29,6 +32,7 @@ public struct GarageGATT: Equatable, Sendable {
 
     public let database: GATTDatabase
     public let name: String
+    public let security: BluetoothSecurityMode
     public let deviceNameHandle: UInt16
     public let appearanceHandle: UInt16
     public let serviceChangedConfigurationHandle: UInt16
@@ -39,12 +43,14 @@ public struct GarageGATT: Equatable, Sendable {
     /// The phone writes 0x0001 here to receive replies.
     public let replyConfigurationHandle: UInt16
 
-    public init(name: String = GarageGATT.defaultName,
-                appearance: UInt16 = GarageGATT.garageDoorAppearance) throws(DeviceNameError) {
+    public init(name: String = GarageGATT.defaultName, appearance: UInt16 = GarageGATT.garageDoorAppearance,
+                security: BluetoothSecurityMode = .open) throws(DeviceNameError) {
         let nameBytes = Array(name.utf8)
         guard !nameBytes.isEmpty else { throw .empty }
         guard nameBytes.count <= DeviceNameError.maxOctets else { throw .tooLong(octets: nameBytes.count) }
         self.name = name
+        self.security = security
+        let guarded: GATTPermissions = security == .paired ? .pairedWrite : []
 
         var b = GATTDatabaseBuilder()
         b.addService(.genericAccessService)
@@ -64,11 +70,11 @@ public struct GarageGATT: Equatable, Sendable {
 
         b.addService(GarageGATT.serviceUUID)
         commandHandle = b.addCharacteristic(GarageGATT.commandUUID, properties: [.write, .writeWithoutResponse],
-                                            permissions: [.write, .writeCommand], value: .sink).value
+                                            permissions: [.write, .writeCommand, guarded], value: .sink).value
         replyHandle = b.addCharacteristic(GarageGATT.replyUUID, properties: .notify, permissions: [],
                                           value: .none).value
         replyConfigurationHandle = b.addDescriptor(
-            .clientCharacteristicConfiguration, permissions: [.read, .write],
+            .clientCharacteristicConfiguration, permissions: [.read, .write, guarded],
             value: .clientConfiguration(allowed: 0x0001))
         database = b.build()
     }
