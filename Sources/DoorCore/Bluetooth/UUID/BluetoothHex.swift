@@ -9,6 +9,17 @@ public enum BluetoothHex {
             .joined(separator: separator)
     }
 
+    /// "0A" for 0x0A.
+    public static func byte(_ b: UInt8) -> String { string(CollectionOfOne(b)) }
+
+    /// The bytes of a hex string without separators ("0aff" -> [0x0A, 0xFF]); nil unless every
+    /// character is a hex digit and there is an even number of them.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let digits = text.utf8.map { nibble($0) }
+        guard digits.count % 2 == 0, !digits.contains(nil) else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).map { digits[$0]! << 4 | digits[$0 + 1]! }
+    }
+
     /// The value of one ASCII hex digit, either case; nil for anything else.
     static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
