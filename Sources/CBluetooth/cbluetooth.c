@@ -203,3 +203,39 @@ int cbt_adapter_up(int dev_id) {
     if (rc < 0 && e != EALREADY) return -e;
     return 0;
 }
+
+int cbt_mgmt_open(void) {
+    int fd = socket(PF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, BTPROTO_HCI);
+    if (fd < 0) return -errno;
+    struct sockaddr_hci addr;
+    memset(&addr, 0, sizeof addr);
+    addr.hci_family = AF_BLUETOOTH;
+    addr.hci_dev = HCI_DEV_NONE;
+    addr.hci_channel = HCI_CHANNEL_CONTROL;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int cbt_link_security(int fd, int *level, int *key_size) {
+    struct bt_security sec;
+    memset(&sec, 0, sizeof sec);
+    socklen_t len = sizeof sec;
+    if (getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &sec, &len) < 0) return -errno;
+    *level = sec.level;
+    *key_size = sec.key_size;
+    return 0;
+}
+
+int cbt_peer_address(int fd, uint8_t address[6], int *type) {
+    struct sockaddr_l2 addr;
+    memset(&addr, 0, sizeof addr);
+    socklen_t len = sizeof addr;
+    if (getpeername(fd, (struct sockaddr *)&addr, &len) < 0) return -errno;
+    memcpy(address, &addr.l2_bdaddr, 6);
+    *type = addr.l2_bdaddr_type;
+    return 0;
+}

@@ -26,15 +26,16 @@ struct DaemonClient {
     }
 
     /// Sends a follow request and hands each pushed record to `body` until the daemon goes
-    /// away; the first record is the daemon's answer (`OK`, or why it refused).
-    func follow(_ request: [UInt8], _ body: (String) throws(CLIError) -> Void) throws(CLIError) {
+    /// away or `body` returns false; the first record is the daemon's answer (`OK`, or why it
+    /// refused).
+    func follow(_ request: [UInt8], _ body: (String) throws(CLIError) -> Bool) throws(CLIError) {
         let fd = try connect()
         defer { close(fd) }
         try sendLine(request, on: fd)
         var pending: [UInt8] = []
         let first = try nextRecord(fd, &pending, timeout: DaemonClient.timeout)
         if first.hasPrefix("ERR") { throw .refused(CLIError.explain(first)) }
-        while true { try body(try nextRecord(fd, &pending, timeout: -1)) }
+        while try body(try nextRecord(fd, &pending, timeout: -1)) {}
     }
 
     private func sendLine(_ request: [UInt8], on fd: Int32) throws(CLIError) {

@@ -47,11 +47,18 @@ struct DaemonOptions: ParsableArguments {
 
     /// Follows a topic, handing each pushed JSON record to `body`, until the daemon goes away.
     func follow(_ topic: LocalCommand.FollowTopic, since: Int64? = nil, _ body: (JSONValue) -> Void) throws(CLIError) {
-        let request = Request(pin: try resolvedPIN(), command: .local(.follow(topic, since: since)))
-        try DaemonClient(socketPath: socket).follow(CommandCodec.encode(request)) { (record: String) throws(CLIError) in
-            guard let value = try? JSONParser.parse(record) else { return }
-            body(value)
+        try follow(.follow(topic, since: since)) { body($0); return true }
+    }
+
+    /// Sends a request the daemon answers with `OK` and then pushed records, handing each to
+    /// `body` until it returns false or the daemon goes away.
+    func follow(_ command: LocalCommand, _ body: (JSONValue) -> Bool) throws(CLIError) {
+        let request = Request(pin: try resolvedPIN(), command: .local(command))
+        try DaemonClient(socketPath: socket).follow(CommandCodec.encode(request)) { (record: String) throws(CLIError) -> Bool in
+            guard let value = try? JSONParser.parse(record) else { return true }
+            let more = body(value)
             fflush(nil)
+            return more
         }
     }
 }

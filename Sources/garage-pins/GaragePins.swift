@@ -36,6 +36,7 @@ struct GaragePins: ParsableCommand {
             CommandGroup(name: "Door", subcommands: [Open.self, Close.self, Status.self, Hold.self, Light.self, AutoClose.self, Unlock.self]),
             CommandGroup(name: "PIN", subcommands: [List.self, Add.self, Edit.self, Delete.self, Label.self]),
             CommandGroup(name: "History", subcommands: [Log.self, Who.self]),
+            CommandGroup(name: "Phones", subcommands: [Pair.self, Phones.self, Unpair.self]),
             CommandGroup(name: "Offline table",
                          subcommands: [Init.self, Master.self, Check.self, ImportEEPROM.self, Export.self, Import.self]),
         ]

@@ -173,13 +173,13 @@ _garage-pins() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|init|master|check|import-eeprom|export|import|help)
+    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|pair|phones|unpair|init|master|check|import-eeprom|export|import|help)
         # Offer subcommand argument completions
         "_garage-pins_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who init master check import-eeprom export import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who pair phones unpair init master check import-eeprom export import help' -- "${cur}"))
         ;;
     esac
 }
@@ -440,6 +440,66 @@ _garage-pins_who() {
         return
         ;;
     '--since')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_pair() {
+    repeating_flags=()
+    non_repeating_flags=(--admin -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin --label --seconds)
+    __garage-pins_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    '--label')
+        return
+        ;;
+    '--seconds')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_phones() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_unpair() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
         return
         ;;
     esac

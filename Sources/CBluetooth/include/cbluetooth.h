@@ -39,4 +39,18 @@ int cbt_adapter_up(int dev_id);
 /// Turns advertising off (errors ignored: the adapter may already be gone).
 void cbt_advertise_stop(int dev_id);
 
+/// Opens the kernel's Bluetooth management channel (HCI_CHANNEL_CONTROL, as bluetoothd and
+/// btmgmt use it): non-blocking, close-on-exec. Returns the socket or -errno (-EPERM without
+/// CAP_NET_ADMIN).
+int cbt_mgmt_open(void);
+
+/// The security of the link under a connected L2CAP socket: level 1 (open) to 4 (LE Secure
+/// Connections, authenticated), and the encryption key's size in octets. 0, or -errno.
+int cbt_link_security(int fd, int *level, int *key_size);
+
+/// The peer's address (six octets, least significant first) and its LE type (1 public,
+/// 2 random) as the kernel names it now: its identity address once its IRK is known.
+/// 0, or -errno.
+int cbt_peer_address(int fd, uint8_t address[6], int *type);
+
 #endif

@@ -78,6 +78,15 @@ extension Controller {
         case .unlock(let channel):
             throttle.clear(channel)
             return [.ok]
+        case .pair(let request):
+            outcome.query = .pair(request)
+            return []
+        case .phones:
+            outcome.query = .phones
+            return []
+        case .unpair(let label):
+            outcome.query = .unpair(label)
+            return []
         }
     }
 }

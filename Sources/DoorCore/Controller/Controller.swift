@@ -91,6 +91,10 @@ public struct Controller: Sendable {
             return
         }
         outcome.slot = slot
+        if request.command.needsMaster && !source.mayManage {
+            outcome.replies = [.error(.admin)]
+            return
+        }
         outcome.replies = execute(request.command, at: now, wall: wall, &outcome)
     }
 

@@ -59,5 +59,9 @@ extension Controller {
     public enum LocalQuery: Equatable, Sendable {
         case log(since: Int64?)
         case follow(LocalCommand.FollowTopic, since: Int64?)
+        /// The Bluetooth pairing agent and the bonds live in the daemon.
+        case pair(PairingWindow.Request)
+        case phones
+        case unpair(String)
     }
 }

@@ -8,11 +8,15 @@ public struct RequestSource: Equatable, Sendable, CustomStringConvertible {
     /// True on the local socket only: it may use the owner's extensions (`L...`), which
     /// Bluetooth answers with `ERR CMD`.
     public var isLocal: Bool
+    /// False for a phone that may open but not manage PINs (P, A, E, D, C=) even with the
+    /// master PIN: with `--ble-security paired`, every phone but those paired as admin.
+    public var mayManage: Bool
 
-    public init(_ description: String, channel: Throttle.Channel?, isLocal: Bool = false) {
+    public init(_ description: String, channel: Throttle.Channel?, isLocal: Bool = false, mayManage: Bool = true) {
         self.description = description
         self.channel = channel
         self.isLocal = isLocal
+        self.mayManage = mayManage
     }
 
     /// The owner at the shell: never throttled.

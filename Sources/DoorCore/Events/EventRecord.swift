@@ -24,6 +24,8 @@ public struct EventRecord: Equatable, Sendable {
         case closeAfter = "close-after"
         /// A stop request (Home Assistant's STOP).
         case halt
+        /// A phone bonded, or the owner unpaired one (`--ble-security paired`).
+        case pair, unpair
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
@@ -62,7 +64,7 @@ public struct EventRecord: Equatable, Sendable {
 
     public var importance: Importance {
         switch kind {
-        case .start, .stop, .autoClose, .unlock, .fault, .warning, .leftOpen: return .kept
+        case .start, .stop, .autoClose, .unlock, .fault, .warning, .leftOpen, .pair, .unpair: return .kept
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
         case .add, .edit, .delete, .label, .hold, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .wrongPIN, .lockout, .stale, .door, .light: return .attempt

@@ -24,6 +24,13 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     /// Too many clients already follow the daemon; the owner at the shell is never refused
     /// (our extension).
     case limit = "LIMIT"
+    /// A phone not paired as admin asked to manage PINs (`--ble-security paired`; our extension).
+    case admin = "ADMIN"
+    /// Pairing was asked for, but the daemon is not in `--ble-security paired` mode or has no
+    /// adapter (our extension).
+    case bluetooth = "BLUETOOTH"
+    /// No bonded phone has that label (our extension).
+    case phone = "PHONE"
 
     /// What the error means to a person, and what to do about it.
     public var meaning: String {
@@ -39,6 +46,9 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .store: return "the daemon could not save the PIN table; nothing was changed (see its log for why)"
         case .stale: return "the request waited too long inside the daemon (was it stalled?) and was not performed; send it again"
         case .limit: return "too many clients already follow the daemon; close one (the owner at the shell is never refused)"
+        case .admin: return "this phone may open the door but not manage PINs; pair it again with garage-pins pair --admin"
+        case .bluetooth: return "pairing needs garaged to run with --ble-security paired and a working Bluetooth adapter (see garage-pins status)"
+        case .phone: return "no paired phone has that label; see garage-pins phones"
         }
     }
 }

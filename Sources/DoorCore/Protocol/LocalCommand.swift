@@ -21,10 +21,19 @@ public enum LocalCommand: Equatable, Sendable {
     /// `Lunlock[ remote|local]`: ends a lockout and forgets the wrong PINs of one channel, or
     /// of every channel (master PIN, or the owner at the shell).
     case unlock(Throttle.Channel?)
+    /// `Lpair <seconds> admin|user[ <label>]`: opens the Bluetooth pairing window; the
+    /// connection is then told the passkey and the outcome (`--ble-security paired`).
+    case pair(PairingWindow.Request)
+    /// `Lphones`: every bonded phone, one JSON record each (never its keys).
+    case phones
+    /// `Lunpair <label>`: forgets a bonded phone's keys, in the file and the kernel at once.
+    case unpair(String)
 
     /// What a follower is pushed.
     public enum FollowTopic: String, Equatable, Sendable {
         case status, log
+        /// Only the connection that asked for `pair` follows its window; `Lfollow` cannot.
+        case pairing
     }
 
     /// Status (and following it) is for any stored PIN, like `S`; the rest is the master's.
@@ -44,6 +53,9 @@ public enum LocalCommand: Equatable, Sendable {
         case .log: return "log"
         case .follow(let topic, _): return "follow \(topic.rawValue)"
         case .unlock(let channel): return "unlock" + (channel.map { " \($0.rawValue)" } ?? "")
+        case .pair: return "pair"
+        case .phones: return "phones"
+        case .unpair: return "unpair"
         }
     }
 
@@ -57,6 +69,9 @@ public enum LocalCommand: Equatable, Sendable {
         case .log(let since): return "log" + (since.map { " \($0)" } ?? "")
         case .follow(let topic, let since): return "follow " + topic.rawValue + (since.map { " \($0)" } ?? "")
         case .unlock(let channel): return "unlock" + (channel.map { " " + $0.rawValue } ?? "")
+        case .pair(let r): return "pair \(r.seconds) " + (r.admin ? "admin" : "user") + (r.label.map { " " + $0 } ?? "")
+        case .phones: return "phones"
+        case .unpair(let label): return "unpair " + label
         }
     }
 
@@ -80,10 +95,24 @@ public enum LocalCommand: Equatable, Sendable {
             return Int64(rest).map { .log(since: $0) }
         case "follow":
             let words = rest?.split(separator: " ", omittingEmptySubsequences: false) ?? []
-            guard let topic = words.first.flatMap({ FollowTopic(rawValue: String($0)) }) else { return nil }
+            guard let topic = words.first.flatMap({ FollowTopic(rawValue: String($0)) }), topic != .pairing else { return nil }
             if words.count == 1 { return .follow(topic) }
             guard words.count == 2, topic == .log, let since = Int64(words[1]) else { return nil }
             return .follow(topic, since: since)
+        case "phones": return rest == nil ? .phones : nil
+        case "unpair":
+            guard let rest, !rest.isEmpty, let name = label(rest), let name else { return nil }
+            return .unpair(name)
+        case "pair":
+            let words = rest?.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false) ?? []
+            guard words.count >= 2, words[0].count <= 3, let seconds = Int(words[0]),
+                  (1...PairingWindow.maxSeconds).contains(seconds), words[1] == "admin" || words[1] == "user" else { return nil }
+            var name: String?
+            if words.count == 3 {
+                guard let n = label(String(words[2])), let n else { return nil }
+                name = n
+            }
+            return .pair(PairingWindow.Request(label: name, admin: words[1] == "admin", seconds: seconds))
         case "add":
             guard let rest else { return nil }
             let pinText = String(rest.prefix(PIN.length))

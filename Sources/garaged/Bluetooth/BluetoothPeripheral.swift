@@ -19,6 +19,11 @@ final class BluetoothPeripheral: @unchecked Sendable {
     private let settings: BluetoothSettings
     private let loop: DoorLoop
     private let log: Logger
+    /// With `--ble-security paired`: the pairing agent, or why there can be none (then
+    /// Bluetooth stays off rather than serve phones it cannot pair).
+    let agent: PairingAgent?
+    private let agentProblem: String?
+    private let bonds: BondStore?
     private let worker = Worker("bluetooth")
     private var wake: WakeEvent { worker.wake }
     private var phase: Phase = .searching("")
@@ -34,14 +39,33 @@ final class BluetoothPeripheral: @unchecked Sendable {
     /// How long to wait after a phone connects or leaves before re-arming advertising.
     static let settle: Duration = .milliseconds(250)
 
-    init(settings: BluetoothSettings, loop: DoorLoop, log: Logger) {
+    init(settings: BluetoothSettings, loop: DoorLoop, log: Logger, bonds: Result<BondStore, StoreError>?) {
         self.settings = settings
         self.loop = loop
         self.log = log
+        var agent: PairingAgent?
+        var problem: String?
+        switch bonds {
+        case nil:
+            self.bonds = nil
+        case .failure(let error):
+            self.bonds = nil
+            problem = "the bonded phones cannot be read (\(error.description)); fix or remove that file, then restart garaged"
+        case .success(let store):
+            self.bonds = store
+            let wake = worker.wake
+            do throws(BluetoothError) {
+                agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }) { [weak loop] in loop?.pairingReport($0) }
+            } catch {
+                problem = "\(error.description); paired mode cannot work without it"
+            }
+        }
+        self.agent = agent
+        self.agentProblem = problem
     }
 
     func start() {
-        if let holder = BluetoothPeripheral.bluetoothdPID() {
+        if settings.security == .open, let holder = BluetoothPeripheral.bluetoothdPID() {
             log.warning("bluetoothd-running", ["pid": String(holder), "problem": BluetoothPeripheral.bluetoothdProblem,
                                                "fix": BluetoothPeripheral.bluetoothdFix])
         }
@@ -59,10 +83,13 @@ final class BluetoothPeripheral: @unchecked Sendable {
 
     private func run() {
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        if let agent { fds.append(pollfd(fd: agent.fd, events: Int16(POLLIN), revents: 0)) }
         while !worker.stopping {
             check()
-            waitFor(&fds, timeout: .seconds(1))
+            let now = SystemMonotonicClock().now()
+            waitFor(&fds, timeout: min(.seconds(1), agent?.nextDeadline.map { max($0 - now, .zero) } ?? .seconds(1)))
             wake.drain()
+            agent?.turn()
             if rearm.withLock({ $0 }) {
                 // A phone came or went. Let a power-off that disconnected it finish first, so
                 // advertising is not re-armed on an adapter that is about to close.
@@ -99,13 +126,20 @@ final class BluetoothPeripheral: @unchecked Sendable {
             lose("\(name) is powered off (power it on with: sudo btmgmt -i \(name) power on)")
             return
         }
+        if settings.security == .paired {
+            if let agentProblem { return lose(agentProblem) }
+            if let pid = BluetoothPeripheral.bluetoothdPID() {
+                return lose("--ble-security paired cannot work alongside bluetoothd (pid \(pid)): it is the pairing agent and key store itself, and would answer phones' pairing and keep their keys; \(BluetoothPeripheral.bluetoothdFix)")
+            }
+        }
         var startedServing = false
         if case .searching = phase {
             do {
-                let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt) { [weak self] in self?.poke() }
+                let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt, bonds: bonds) { [weak self] in self?.poke() }
                 loop.add(listener)
                 phase = .serving(devID: adapter.dev_id, listenerFD: listener.fd)
                 startedServing = true
+                agent?.prepare(index: UInt16(adapter.dev_id))
                 log.info("bluetooth-serving", ["adapter": listener.adapter, "name": settings.gatt.name])
             } catch {
                 lose("\(name): \(error.description)")
@@ -152,7 +186,10 @@ final class BluetoothPeripheral: @unchecked Sendable {
     }
 
     private func lose(_ why: String) {
-        if case .serving(_, let fd) = phase { loop.remove(listenerFD: fd) }
+        if case .serving(_, let fd) = phase {
+            loop.remove(listenerFD: fd)
+            agent?.adapterLost(why)
+        }
         lastArmed = nil
         if phase != .searching(why) {
             loop.notifier?.set("bluetooth", "unavailable: \(why)")

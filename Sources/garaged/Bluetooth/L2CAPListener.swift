@@ -11,9 +11,10 @@ final class L2CAPListener: Listener {
     let fd: Int32
     let adapter: String
     private let gatt: GarageGATT
+    private let bonds: BondStore?
     private let onChange: @Sendable () -> Void
 
-    init(adapter: cbt_adapter, gatt: GarageGATT, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
+    init(adapter: cbt_adapter, gatt: GarageGATT, bonds: BondStore?, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
         var err = [CChar](repeating: 0, count: 256)
         let address = cField(adapter.address)
         let fd = cbt_att_listen(address, &err, err.count)
@@ -21,6 +22,7 @@ final class L2CAPListener: Listener {
         self.fd = fd
         self.adapter = "\(BluetoothPeripheral.name(of: adapter)) \(address)"
         self.gatt = gatt
+        self.bonds = bonds
         self.onChange = onChange
     }
 
@@ -31,7 +33,7 @@ final class L2CAPListener: Listener {
         guard let client = try accepted(cbt_att_accept(fd, &peer, peer.count)) else { return nil }
         onChange()
         return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", channel: .remote),
-                             gatt: gatt, at: now, onClose: onChange)
+                             gatt: gatt, bonds: bonds, at: now, onClose: onChange)
     }
 
     func close() { Glibc.close(fd) }

@@ -5,6 +5,8 @@ import DoorCore
 /// service UUID, the interval).
 struct BluetoothSettings: Sendable {
     var adapter: String?
+    /// `paired`: garaged is the pairing agent and key store, and writes need a bonded phone.
+    var security: BluetoothSecurityMode { gatt.security }
     var gatt: GarageGATT
     var advertising: GarageAdvertising
     /// The advertising interval in the controller's units of 0.625 ms.
@@ -13,7 +15,7 @@ struct BluetoothSettings: Sendable {
     init(_ values: SettingValues) throws(ConfigError) {
         adapter = values.bleAdapter
         do {
-            gatt = try GarageGATT(name: values.bleName)
+            gatt = try GarageGATT(name: values.bleName, security: values.bleSecurity)
         } catch {
             throw ConfigError("--ble-name '\(values.bleName)': \(error)")
         }

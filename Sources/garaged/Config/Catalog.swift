@@ -39,6 +39,7 @@ struct Catalog: Sendable {
     // Bluetooth.
     let ble = Setting.flag("ble", "Serve the book's GATT service and advertise over Bluetooth LE (--no-ble: the local socket only).", default: true)
     let bleAdapter = Setting.optional("ble-adapter", "The Bluetooth adapter to serve on (hci0).", value: "ADAPTER", defaultText: "the first one")
+    let bleSecurity = Setting.parsed("ble-security", "open: any phone in range may write, the PIN in clear (the book). paired: commands need a phone the owner paired with `garage-pins pair` (LE Secure Connections, passkey), over an encrypted link.", value: "MODE", default: BluetoothSecurityMode.open, defaultText: "open", Catalog.securityMode)
     let bleName = Setting.parsed("ble-name", "The name phones see (GAP device name and scan response).", value: "NAME", default: GarageGATT.defaultName, defaultText: GarageGATT.defaultName, Catalog.deviceName)
     let beaconUUID = Setting.parsed("beacon-uuid", "The iBeacon proximity UUID.", value: "UUID", default: IBeacon.bookProximityUUID, defaultText: "the book's 00000000-0000-0000-0000-0000000000FF", Catalog.uuid)
     let beaconMajor = Setting.number("beacon-major", "The iBeacon major,", value: "N", 0...65535, default: 0, unit: "iBeacon major")
@@ -68,6 +69,11 @@ struct Catalog: Sendable {
     private static func deviceName(_ text: String) throws(SettingError) -> String {
         do { _ = try GarageGATT(name: text) } catch { throw SettingError("'\(text)': \(error)") }
         return text
+    }
+
+    private static func securityMode(_ text: String) throws(SettingError) -> BluetoothSecurityMode {
+        guard let mode = BluetoothSecurityMode(rawValue: text) else { throw SettingError("'\(text)' is not open or paired") }
+        return mode
     }
 
     private static func uuid(_ text: String) throws(SettingError) -> BluetoothUUID {

@@ -63,7 +63,9 @@ struct Daemon {
             lock = try TableLock.acquire(tablePath: settings.pins)
             // The lock is ours, so no save is under way: what a killed save left is stale.
             let labelsPath = LabelsFile(tablePath: settings.pins).path
-            for stale in AtomicFile.removeStaleTemporaries(of: settings.pins) + AtomicFile.removeStaleTemporaries(of: labelsPath) {
+            let bondsPath = BondsFile(tablePath: settings.pins).path
+            for stale in AtomicFile.removeStaleTemporaries(of: settings.pins) + AtomicFile.removeStaleTemporaries(of: labelsPath)
+                + AtomicFile.removeStaleTemporaries(of: bondsPath) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
             }
             table = try tableFile.load()
@@ -73,6 +75,14 @@ struct Daemon {
             throw StartupError(description: e.description)
         } catch let e as RelayError {
             throw StartupError(description: e.description)
+        }
+        // Paired mode's phones and keys; unreadable, Bluetooth stays off (the socket serves).
+        var bonds: Result<BondStore, StoreError>?
+        if settings.ble && settings.bluetooth.security == .paired {
+            do throws(StoreError) { bonds = .success(try BondStore(file: BondsFile(tablePath: settings.pins))) } catch {
+                bonds = .failure(error)
+                log.error("bonds-unreadable", ["error": error.description, "effect": "Bluetooth stays off until the file is fixed or removed"])
+            }
         }
         var listeners: [Listener] = []
         do {
@@ -84,7 +94,7 @@ struct Daemon {
             }
             listeners.append(local)
             if let path = settings.attSocket {
-                listeners.append(try ATTSocketListener(path: path, gatt: settings.bluetooth.gatt))
+                listeners.append(try ATTSocketListener(path: path, gatt: settings.bluetooth.gatt, bonds: try? bonds?.get()))
             }
         } catch {
             for l in listeners { l.close() }
@@ -126,13 +136,15 @@ struct Daemon {
             ("relay", hardware.relay.description), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
             ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
             ("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
+            ("ble_security", settings.bluetooth.security.rawValue),
             ("door", doorAtStart), ("sensing", settings.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
             ("warning", warningLine), ("light", hardware.outputs.light?.description ?? "none"),
             ("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit)),
         ]
         log.info("start", fields)
         warnAboutAutoClose(timing, sensing: settings.sensing)
-        let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log) : nil
+        let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log, bonds: bonds) : nil
+        loop.pairing = peripheral?.agent
         let mqtt = settings.mqtt.map { m in
             MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
                                                        name: settings.bleName, commandsEnabled: m.commands,

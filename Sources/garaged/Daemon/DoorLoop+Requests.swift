@@ -38,6 +38,14 @@ extension DoorLoop {
             client.follow(topic)
             if topic == .status { return [.ok, .record(controller.statusRecord(at: clock.now()))] }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
+        case .pair(let request):
+            return pair(request, for: connection)
+        case .phones:
+            guard let pairing else { return [.error(.bluetooth)] }
+            let phones = pairing.bonds.all.phones
+            return phones.map { .record($0.publicRecord) } + [.listed(count: phones.count)]
+        case .unpair(let label):
+            return unpair(label, by: source)
         case nil:
             return outcome.replies
         }

@@ -48,8 +48,16 @@ final class DoorLoop: @unchecked Sendable {
     static let stopWithin: Duration = .seconds(5)
     /// Listeners handed over by other threads (the Bluetooth adapter comes and goes), and the
     /// relay thread's reports of presses released or overrun.
-    let pending = Locked((add: [Listener](), remove: [Int32](), released: 0, overruns: 0,
-                          commands: [(Controller.ChannelCommand, Instant)]()))
+    let pending = Locked(Handover())
+    /// What other threads hand the loop, taken at the top of each turn.
+    struct Handover {
+        var add: [Listener] = []
+        var remove: [Int32] = []
+        var released = 0
+        var overruns = 0
+        var commands: [(Controller.ChannelCommand, Instant)] = []
+        var pairingReports: [PairingWindow.Report] = []
+    }
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
     let events: EventWriter?
@@ -68,6 +76,8 @@ final class DoorLoop: @unchecked Sendable {
     var notifier: ServiceNotifier?
     /// Presses the relay thread refused (a bug if ever): the door is told after the input.
     var refusedPresses: [Door.Press] = []
+    /// The Bluetooth pairing agent, with `--ble-security paired` (set before `start`).
+    var pairing: PairingAgent?
     /// Who last opened the door (a label, never a PIN), for Home Assistant.
     var lastOpenedBy = "nobody yet"
     private var stopReason = "stopped"
@@ -198,9 +208,8 @@ final class DoorLoop: @unchecked Sendable {
 
     /// Applies what other threads handed over; false once the loop should stop.
     private func takePending() -> Bool {
-        let p = pending.withLock { p -> (add: [Listener], remove: [Int32], released: Int, overruns: Int,
-                                         commands: [(Controller.ChannelCommand, Instant)]) in
-            defer { p.add.removeAll(); p.remove.removeAll(); p.released = 0; p.overruns = 0; p.commands.removeAll() }
+        let p = pending.withLock { p -> Handover in
+            defer { p = Handover() }
             return p
         }
         for l in p.add { listeners[l.fd] = l }
@@ -211,6 +220,7 @@ final class DoorLoop: @unchecked Sendable {
         if p.overruns > 0 { carryOut(controller.relayFault(at: clock.now(), wall: EventRecord.now())) }
         if p.released > 0 { carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now())) }
         for (command, receivedAt) in p.commands { handle(command, receivedAt: receivedAt) }
+        for report in p.pairingReports { tell(report) }
         return !worker.stopping
     }
 }

@@ -1,3 +1,4 @@
+import CBluetooth
 import DoorCore
 import DoorSystem
 #if canImport(Glibc)
@@ -15,7 +16,12 @@ final class ATTConnection: Connection {
     static let maxQueuedPackets = 64
 
     let fd: Int32
-    let source: RequestSource
+    /// Who sends: with `--ble-security paired`, the bonded phone by its label once its link is
+    /// secure, so the history says which phone acted.
+    private(set) var source: RequestSource
+    /// The bonded phones, with `--ble-security paired` (nil: the book's open mode).
+    private let bonds: BondStore?
+    private let address: String
     var lastHeard: Instant
     private var server: ATTServer
     private var outbox: [[UInt8]] = []
@@ -29,8 +35,13 @@ final class ATTConnection: Connection {
     private(set) var closeReason: String?
     private let onClose: (() -> Void)?
 
-    init(fd: Int32, source: RequestSource, gatt: GarageGATT, at now: Instant, onClose: (() -> Void)? = nil) {
+    init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: BondStore?, at now: Instant, onClose: (() -> Void)? = nil) {
         self.fd = fd
+        self.bonds = bonds
+        address = source.description
+        var source = source
+        // In paired mode nobody manages PINs over Bluetooth until known as an admin phone.
+        if bonds != nil { source.mayManage = false }
         self.source = source
         self.server = ATTServer(gatt: gatt)
         lastHeard = now
@@ -47,6 +58,7 @@ final class ATTConnection: Connection {
         case .closed:
             return .left
         case .packet(let pdu, let receivedAt, _):
+            if server.needsLinkSecurity, let opcode = pdu.first, opcode == 0x12 || opcode == 0x52 { inspectLink() }
             let output = server.handle(Array(pdu))
             if output.malformed { countGarbage("malformed PDUs") }
             guard let command = output.command else {
@@ -112,6 +124,28 @@ final class ATTConnection: Connection {
         if outbox.count > ATTConnection.maxQueuedPackets {
             closing = true
             closeReason = "it stopped reading"
+        }
+    }
+
+    /// Asks the kernel how the link is secured and who the peer is now (its identity address
+    /// once paired), before a write that may need a paired phone: a phone can pair, encrypt or
+    /// be unpaired at any moment of a connection.
+    private func inspectLink() {
+        var level: Int32 = 0, keySize: Int32 = 0, kind: Int32 = 0
+        var octets = [UInt8](repeating: 0, count: 6)
+        var phone: BondedPhone?
+        if cbt_peer_address(fd, &octets, &kind) == 0, let k = LEAddress.Kind(rawValue: UInt8(truncatingIfNeeded: kind)),
+           let peer = LEAddress(octets: octets, kind: k) {
+            phone = bonds?.phone(at: peer)
+        }
+        let secured = cbt_link_security(fd, &level, &keySize) == 0
+        let linkLevel = secured ? LinkSecurity.Level(rawValue: UInt8(clamping: level)) ?? .open : .open
+        server.link = LinkSecurity(level: linkLevel, keySize: UInt8(clamping: keySize), bonded: phone != nil)
+        if let phone, server.link.refusalForPairedWrite == nil {
+            source = RequestSource("bluetooth \(phone.label) \(phone.address.text)", channel: .remote, mayManage: phone.admin)
+            bonds?.touch(phone.address, at: EventRecord.now())
+        } else {
+            source = RequestSource(address, channel: .remote, mayManage: false)
         }
     }
 

@@ -12,11 +12,15 @@ final class ATTSocketListener: Listener {
     let fd: Int32
     let path: String
     private let gatt: GarageGATT
+    private let bonds: BondStore?
 
-    init(path: String, gatt: GarageGATT) throws(ConfigError) {
+    /// `bonds` with `--ble-security paired`: a Unix socket has no link security, so every
+    /// write that needs a paired phone is refused here as it is to a phone that never paired.
+    init(path: String, gatt: GarageGATT, bonds: BondStore?) throws(ConfigError) {
         fd = try LocalSocket.listen(path: path, type: Int32(SOCK_SEQPACKET.rawValue), flag: "--att-socket")
         self.path = path
         self.gatt = gatt
+        self.bonds = bonds
     }
 
     var description: String { "ATT test socket \(path)" }
@@ -25,7 +29,7 @@ final class ATTSocketListener: Listener {
         guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client).map { String($0) } ?? "?"
         return ATTConnection(fd: client, source: RequestSource("att-socket uid=\(uid)", channel: .remote),
-                             gatt: gatt, at: now)
+                             gatt: gatt, bonds: bonds, at: now)
     }
 
     func close() {

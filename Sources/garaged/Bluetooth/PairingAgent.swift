@@ -1,0 +1,137 @@
+import DoorCore
+import DoorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// garaged as the kernel's pairing agent and key store, the part of bluetoothd that
+/// `--ble-security paired` needs: it sets the adapter up for Passkey Entry with the Pi as the
+/// display, loads the bonded phones' keys whenever the adapter (re)appears, answers the
+/// kernel's pairing events by the `PairingWindow`'s rules, and saves the bonds it accepts.
+/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`.
+final class PairingAgent: @unchecked Sendable {
+    let bonds: BondStore
+    private let socket: ManagementSocket
+    private let log: Logger
+    private let clock = SystemMonotonicClock()
+    /// Tells the owner (the door loop forwards it to whoever asked for the window).
+    private let report: @Sendable (PairingWindow.Report) -> Void
+    private var window = PairingWindow()
+    /// The adapter being served (hciN's N), when there is one.
+    private var index: UInt16?
+    /// What the loop asked for, taken on the Bluetooth thread.
+    private let asked = Locked((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
+    private let onAsked: @Sendable () -> Void
+
+    var fd: Int32 { socket.fd }
+
+    init(bonds: BondStore, log: Logger, wake: @escaping @Sendable () -> Void,
+         report: @escaping @Sendable (PairingWindow.Report) -> Void) throws(BluetoothError) {
+        self.bonds = bonds
+        self.socket = try ManagementSocket()
+        self.log = log
+        self.onAsked = wake
+        self.report = report
+    }
+
+    /// True while an adapter is served, so a pairing window can be opened.
+    var ready: Bool { asked.withLock { _ in index != nil } }
+
+    /// Opens the pairing window for the owner (from the door loop).
+    func open(_ request: PairingWindow.Request, label: String) {
+        asked.withLock { $0.open.append((request, label)) }
+        onAsked()
+    }
+
+    /// Removes an unpaired phone's keys from the kernel and drops its link (from the door
+    /// loop, after the bonds file no longer has it).
+    func forget(_ address: LEAddress) {
+        asked.withLock { $0.forget.append(address) }
+        onAsked()
+    }
+
+    /// The adapter is usable: Passkey Entry with this side as the display, Secure
+    /// Connections on, no bonding outside a window, and the bonded phones' keys loaded.
+    func prepare(index: UInt16) {
+        asked.withLock { _ in self.index = index }
+        let setup: [ManagementCommand] = [.setIOCapability(.displayOnly), .setSecureConnections(true), .setBondable(false)]
+        for c in setup + bonds.all.kernelCommands { send(c) }
+        log.info("pairing-agent", ["adapter": "hci\(index)", "phones": String(bonds.all.phones.count),
+                                   "io": "display only (Passkey Entry)", "bonding": "only inside a pairing window"])
+    }
+
+    /// The adapter went away: no window can stay open on it.
+    func adapterLost(_ why: String) {
+        asked.withLock { _ in index = nil }
+        run(window.close("the Bluetooth adapter went away: \(why)"))
+    }
+
+    /// When the window closes by itself, for the Bluetooth thread's poll.
+    var nextDeadline: Instant? { window.closesAt }
+
+    /// Everything due: the loop's requests, the kernel's events, the window's deadline, the
+    /// phones' "last seen" times.
+    func turn() {
+        let (open, forget) = asked.withLock { a -> ([(PairingWindow.Request, String)], [LEAddress]) in
+            defer { a.open.removeAll(); a.forget.removeAll() }
+            return (a.open, a.forget)
+        }
+        for address in forget {
+            send(.unpairDevice(address, disconnect: true))
+            log.info("phone-forgotten", ["address": address.text])
+        }
+        for (request, label) in open {
+            if index == nil {
+                report(.closed("no Bluetooth adapter is being served"))
+            } else {
+                run(window.open(request, label: label, at: clock.now()))
+            }
+        }
+        for (eventIndex, event) in socket.events() where index == nil || eventIndex == index! || eventIndex == 0xFFFF {
+            if case .commandDone(let opcode, let status) = event, status != 0 {
+                log.warning("bluetooth-management-refused", ["opcode": PairingAgent.hex(opcode),
+                                                             "status": PairingWindow.reason(status)])
+            }
+            run(window.handle(event, wall: EventRecord.now()))
+        }
+        run(window.tick(at: clock.now()))
+        do { try bonds.saveSeen() } catch { log.warning("bonds-save-failed", ["error": error.description]) }
+    }
+
+    private func run(_ actions: [PairingWindow.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let command):
+                send(command)
+            case .report(let r):
+                report(r)
+            case .bond(let phone):
+                do {
+                    try bonds.add(phone)
+                    log.info("phone-paired", ["label": phone.label, "address": phone.address.text, "admin": String(phone.admin),
+                                              "private_address": String(phone.irk != nil)])
+                } catch {
+                    // Without the file the bond would be gone at the next start: undo it now.
+                    log.error("phone-pairing-not-saved", ["label": phone.label, "error": error.description])
+                    send(.unpairDevice(phone.address, disconnect: true))
+                    report(.failed("the bond could not be saved (\(error.description)); it was undone"))
+                }
+                for c in bonds.all.kernelCommands { send(c) }
+            case .reloadKeys:
+                for c in bonds.all.kernelCommands { send(c) }
+            case .refusedOutside(let why, let address):
+                log.warning("pairing-refused", ["address": address.text, "why": why])
+            }
+        }
+    }
+
+    private func send(_ command: ManagementCommand) {
+        guard let index else { return }
+        if !socket.send(command, index: index) {
+            log.warning("bluetooth-management-failed", ["opcode": PairingAgent.hex(command.opcode), "error": String(cString: strerror(errno))])
+        }
+    }
+
+    /// An opcode as doc/mgmt-api.txt writes it ("0x0013").
+    static func hex(_ v: UInt16) -> String { "0x" + BluetoothHex.byte(UInt8(v >> 8)) + BluetoothHex.byte(UInt8(v & 0xFF)) }
+}
