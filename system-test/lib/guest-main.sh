@@ -82,13 +82,16 @@ for f in "${scenarios[@]}"; do
     mkdir -p "$out"
     say "RUN  $n"
     t0=${EPOCHREALTIME/./}
+    # A scenario may ask for a longer deadline with a "# timeout: SECONDS" line.
+    limit=$(sed -n 's/^# timeout: *\([0-9][0-9]*\)$/\1/p' "$f" | head -n 1)
+    limit=${limit:-$ST_SCENARIO_TIMEOUT}
     ST_NAME=$n ST_OUT=$out ST_WORK=/tmp/st/$n \
-        timeout -k 5 "$ST_SCENARIO_TIMEOUT" bash "$f" > "$out/output.log" 2>&1 < /dev/null
+        timeout -k 5 "$limit" bash "$f" > "$out/output.log" 2>&1 < /dev/null
     rc=$?
     t1=${EPOCHREALTIME/./}
     if [ ! -s "$out/result" ]; then
         if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-            echo "FAIL $n: no verdict within the scenario deadline of ${ST_SCENARIO_TIMEOUT}s" > "$out/result"
+            echo "FAIL $n: no verdict within the scenario deadline of ${limit}s" > "$out/result"
         else
             echo "FAIL $n: exited with status $rc without a verdict" > "$out/result"
         fi

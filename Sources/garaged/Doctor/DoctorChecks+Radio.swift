@@ -1,5 +1,6 @@
 import CBluetooth
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,8 +27,19 @@ extension DoctorChecks {
                 ? "\(name) \(cField(adapter.address)) is powered"
                 : "\(name) is powered off; garaged powers it on when it first sees it (by hand: sudo btmgmt -i \(name) power on)")
         }
-        if let pid = BluetoothPeripheral.bluetoothdPID() {
+        if let pid = BluetoothPeripheral.bluetoothdPID(), settings.bleSecurity == .paired {
+            report.add(.fail, "bluetooth", "bluetoothd is running (pid \(pid)): --ble-security paired does not serve beside it (it is the pairing agent and key store itself); \(BluetoothPeripheral.bluetoothdFix)")
+        } else if let pid = BluetoothPeripheral.bluetoothdPID() {
             report.add(.warn, "bluetooth", "bluetoothd is running (pid \(pid)): \(BluetoothPeripheral.bluetoothdProblem); \(BluetoothPeripheral.bluetoothdFix)")
+        }
+        if settings.bleSecurity == .paired {
+            let bonds = BondsFile(tablePath: settings.pins)
+            do throws(StoreError) {
+                let phones = try bonds.load()
+                report.add(.ok, "bluetooth", "paired mode: \(phones.phones.count) phone(s) paired in \(bonds.path)" + (phones.phones.isEmpty ? "; pair one with garage-pins pair --label NAME" : ""))
+            } catch {
+                report.add(.fail, "bluetooth", "paired mode cannot read its bonded phones: \(error.description); fix or remove that file")
+            }
         }
         if geteuid() != 0 && !DoctorChecks.hasEffectiveCapabilities([12, 13]) {
             report.add(.warn, "bluetooth", "this user lacks CAP_NET_ADMIN and CAP_NET_RAW, which advertising needs; the packaged service grants them (AmbientCapabilities=), by hand run garaged as root")
