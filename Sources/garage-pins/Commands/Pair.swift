@@ -60,44 +60,4 @@ extension GaragePins {
             if !paired { throw ExitCode(1) }
         }
     }
-
-    /// `phones`: the bonded phones.
-    struct Phones: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List the phones paired over Bluetooth (master PIN).",
-            discussion: "Their keys stay in garaged's bonds file and are never shown.")
-        @OptionGroup var daemon: DaemonOptions
-        @Flag(help: "Print JSON: an array of {label, admin, address, private_address, since, seen}.") var json = false
-
-        func run() throws {
-            try runReportingErrors { () throws(CLIError) in
-                let records = try daemon.records(.phones)
-                if json { printJSON(.array(records)); return }
-                if records.isEmpty { print("no phones paired; pair one with `garage-pins pair --label NAME`"); return }
-                var t = TextTable("LABEL", "ADMIN", "ADDRESS", "PAIRED", "LAST COMMAND")
-                for r in records {
-                    t.add(r["label"]?.stringValue ?? "?", r["admin"]?.boolValue == true ? "yes" : "no",
-                          (r["address"]?.stringValue ?? "?") + (r["private_address"]?.boolValue == true ? " (private)" : ""),
-                          r["since"]?.intValue.map { WallTime.format($0) } ?? "?", r["seen"]?.intValue.map { WallTime.format($0) } ?? "never")
-                }
-                print(t.text, terminator: "")
-            }
-        }
-    }
-
-    /// `unpair LABEL`: forgets a phone at once.
-    struct Unpair: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Forget a paired phone: its key leaves the file and the kernel, its link drops (master PIN).",
-            discussion: "From then on it cannot open the garage until it is paired again.")
-        @OptionGroup var daemon: DaemonOptions
-        @Argument(help: ArgumentHelp("The phone's label, as `phones` shows it.", valueName: "LABEL")) var label: String
-
-        func run() throws {
-            try runReportingErrors { () throws(CLIError) in
-                _ = try daemon.send(.local(.unpair(label)))
-                print("unpaired \(label)")
-            }
-        }
-    }
 }
