@@ -46,6 +46,23 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(store.saved.last, c.table)
     }
 
+    /// `--ble-security paired`: a phone not paired as admin may open with any PIN but manage
+    /// nothing, even with the master PIN; a wrong PIN still counts as one.
+    func testAPhoneThatMayNotManageGetsErrAdminForManagementOnly() throws {
+        var c = try controller()
+        let guest = RequestSource("bluetooth guest 00:AA:01:01:00:01", channel: .remote, mayManage: false)
+        for request in ["12345P", "12345Aabcde", "12345E1abcde", "12345D1", "12345C=60"] {
+            XCTAssertEqual(send(&c, request, guest), ["ERR ADMIN"], request)
+        }
+        XCTAssertEqual(c.table.entries.count, 0)
+        XCTAssertEqual(store.saved.count, 0)
+        XCTAssertEqual(send(&c, "12345S", guest), ["S CLOSED"])
+        XCTAssertEqual(send(&c, "12345O=1", guest), ["OK"])
+        XCTAssertEqual(send(&c, "99999P", guest), ["ERR PIN"], "the PIN is judged first")
+        XCTAssertEqual(c.throttle.budget(.remote, at: t(0)).failures, 1)
+        XCTAssertEqual(send(&c, "12345P", RequestSource("bluetooth anna", channel: .remote, mayManage: true)), ["OK 0"])
+    }
+
     func testTheMasterIsNeverListed() throws {
         var c = try controller()
         XCTAssertEqual(send(&c, "12345P"), ["OK 0"])

@@ -29,14 +29,20 @@ final class LocalCommandTests: XCTestCase {
         let commands: [LocalCommand] = [.list, .add(pin("abcde"), label: nil), .add(pin("abcde"), label: "Zoë Z"),
                                         .label(slot: 12, name: "Bob"), .label(slot: 3, name: nil), .status,
                                         .log(since: nil), .log(since: 1_795_000_000_000), .follow(.status), .follow(.log), .follow(.log, since: 17),
-                                        .unlock(nil), .unlock(.remote), .unlock(.local)]
+                                        .unlock(nil), .unlock(.remote), .unlock(.local),
+                                        .pair(.init(label: nil, admin: false, seconds: 60)), .pair(.init(label: "Anna B", admin: true, seconds: 600)),
+                                        .phones, .unpair("Anna B")]
         for c in commands {
             let request = Request(pin: pin("12345"), command: .local(c))
             XCTAssertEqual(try CommandCodec.decode(CommandCodec.encode(request)).get(), request, "\(c)")
         }
         for bad in ["12345L", "12345Lnope", "12345Llist x", "12345Ladd abc", "12345Llabel x A", "12345Llabel 1  A",
                     "12345Llog x", "12345Lfollow door", "12345Lfollow status 17", "12345Lfollow log x",
-                    "12345Lunlock all", "12345Lunlock "] {
+                    "12345Lunlock all", "12345Lunlock ",
+                    // Only `pair` itself follows a window: nobody may listen in on passkeys.
+                    "12345Lfollow pairing",
+                    "12345Lpair", "12345Lpair 60", "12345Lpair 0 user", "12345Lpair 601 user", "12345Lpair 60 root",
+                    "12345Lpair 60 user ", "12345Lpair 60 user \u{202E}x", "12345Lphones x", "12345Lunpair", "12345Lunpair "] {
             XCTAssertEqual(CommandCodec.decode(Array(bad.utf8)), .failure(.format), bad)
         }
     }
@@ -44,7 +50,8 @@ final class LocalCommandTests: XCTestCase {
     func testBluetoothGetsErrCmdForEveryExtensionAndNothingChanges() throws {
         let labels = MemoryLabels()
         var c = try controller(labels)
-        for request in ["12345Llist", "12345Ladd abcde Eve", "12345Lstatus", "12345Lfollow log", "12345Lnonsense", "12345L"] {
+        for request in ["12345Llist", "12345Ladd abcde Eve", "12345Lstatus", "12345Lfollow log", "12345Lnonsense", "12345L",
+                        "12345Lpair 60 admin", "12345Lphones", "12345Lunpair Anna"] {
             XCTAssertEqual(texts(&c, request, bluetooth), ["ERR CMD"], request)
         }
         XCTAssertEqual(c.table.entries.count, 0)

@@ -119,6 +119,10 @@ wait_until 5 "the open logged with the phone's label" _log_has 'source="bluetoot
     fail "C: the open was not logged as anna's"
 phones=$(garage_pins phones --socket "$sock" --pin "$MASTER_PIN") || fail "garage-pins phones: $phones"
 check "C: garage-pins phones lists anna as admin ($(tr -s ' \n' ' ' <<< "$phones"))" grep -qE '^anna +yes +00:AA:01:01:00:01' <<< "$phones"
+hist=$(garage_pins log --socket "$sock" --pin "$MASTER_PIN") || fail "garage-pins log: $hist"
+check "C: the history has the pairing and anna's opening" \
+    grep -qE 'pair +anna +bluetooth 00:AA:01:01:00:01' <<< "$hist"
+check "C: the history names the phone that opened" grep -qE 'open .*bluetooth anna 00:AA:01:01:00:01 +pressed' <<< "$hist"
 check "C: the bonds file is 0600" [ "$(stat -c %a "$PINS.bonds")" = 600 ]
 check "C: no key in garaged's log" never_logged "$(sed -n 's/.*"ltk":"\([0-9A-Fa-f]*\)".*/\1/p' "$PINS.bonds")"
 

@@ -2,11 +2,16 @@ import DoorCore
 import DoorSystem
 
 /// The bonded phones, shared by the pairing agent (it adds them), the door loop (`phones`,
-/// `unpair`) and every ATT bearer (is this peer a bonded phone, and which?). Each change is
-/// saved before it is believed, under the one lock, so the file and memory never disagree.
+/// `unpair`) and every ATT bearer (is this peer a bonded phone, and which?). A change is
+/// believed the moment it is made and then saved; a failed save takes it back. That order
+/// matters after a pairing: the phone's first write follows within a radio interval, sooner
+/// than an SD card finishes an fsync, and must find its bond. Saves are one at a time, and
+/// lookups never wait for one.
 final class BondStore: @unchecked Sendable {
     let file: BondsFile
     private let phones: Locked<(list: BondedPhones, seenChanged: Bool)>
+    /// Held for a whole change-and-save, so saves never interleave.
+    private let writer = Locked(())
 
     init(file: BondsFile) throws(StoreError) {
         self.file = file
@@ -39,17 +44,22 @@ final class BondStore: @unchecked Sendable {
 
     /// Writes the "last seen" times if any changed; a failure is left for the next try.
     func saveSeen() throws(StoreError) {
-        try change(only: { $0.seenChanged }) { _ in }
+        guard phones.withLock({ $0.seenChanged }) else { return }
+        try change { _ in }
     }
 
-    private func change(only when: ((list: BondedPhones, seenChanged: Bool)) -> Bool = { _ in true },
-                        _ body: (inout BondedPhones) -> Void) throws(StoreError) {
-        let result: Result<Void, StoreError> = phones.withLock { state in
-            guard when(state) else { return .success(()) }
-            var copy = state.list
-            body(&copy)
-            do throws(StoreError) { try file.save(copy) } catch { return .failure(error) }
-            state = (copy, false)
+    private func change(_ body: (inout BondedPhones) -> Void) throws(StoreError) {
+        let result: Result<Void, StoreError> = writer.withLock { _ in
+            let (before, after) = phones.withLock { state -> (BondedPhones, BondedPhones) in
+                let before = state.list
+                body(&state.list)
+                state.seenChanged = false
+                return (before, state.list)
+            }
+            do throws(StoreError) { try file.save(after) } catch {
+                phones.withLock { $0 = (before, true) }
+                return .failure(error)
+            }
             return .success(())
         }
         try result.get()

@@ -118,6 +118,8 @@ final class PairingTests: XCTestCase {
         XCTAssertEqual(Array(actions.prefix(2)), [.send(.unpairDevice(phone, disconnect: true)), .reloadKeys])
         XCTAssertFalse(actions.contains { if case .bond = $0 { return true }; return false })
         XCTAssertEqual(w.handle(.userConfirmRequest(phone, value: 5), wall: 0).first, .send(.userConfirmNegativeReply(phone)))
+        XCTAssertEqual(w.handle(.authenticationFailed(phone, status: 5), wall: 0),
+                       [.refusedOutside("a phone tried to pair while no pairing window was open (open one with garage-pins pair)", phone)])
         XCTAssertEqual(w.close("x"), [], "closing a closed window does nothing")
     }
 

@@ -101,8 +101,12 @@ public struct PairingWindow: Sendable {
         case .newLongTermKey(let ltk, let store):
             return newKey(ltk, store: store, wall: wall)
         case .authenticationFailed(let phone, let status):
-            let why = "pairing with \(phone.text) failed: \(PairingWindow.reason(status))"
-            return isOpen ? [.report(.failed(why))] : [.refusedOutside(why, phone)]
+            guard isOpen else {
+                // The kernel refused it (no bonding outside a window) and reports every SMP
+                // failure as an authentication failure: say what really happened.
+                return [.refusedOutside("a phone tried to pair while no pairing window was open (open one with garage-pins pair)", phone)]
+            }
+            return [.report(.failed("pairing with \(phone.text) failed: \(PairingWindow.reason(status))"))]
         case .commandDone, .indexAdded, .indexRemoved, .other:
             return []
         }
