@@ -5,6 +5,8 @@
 # --ble-security paired through the real kernel: garaged on hci0 is the pairing agent and key
 # store over the management socket; the phone is Google's Bumble (lib/ble-phone.py) on hci1
 # through an HCI user channel, with the kernel's Security Manager on garaged's side. In order:
+#   0. while a bluetoothd runs, paired mode serves nothing and says why (log, doctor); once it
+#      is gone, garaged serves;
 #   A. a phone that never paired writes the open: Insufficient Authentication (0x05), no press;
 #   B. it tries to pair while no window is open: refused, no bond;
 #   C. `garage-pins pair --label anna` opens the window and prints the passkey, which the phone
@@ -66,7 +68,7 @@ give_passkey() {
 }
 presses() { line_levels "$g" "$SIM_LABEL" 0 0 | pulses 1 | wc -l; }
 _log_has() { grep -qE "$1" "$ST_OUT/$2.log"; }
-never_logged() { [ -n "$1" ] && ! grep -qi "$1" "$ST_OUT"/d*.log; }  # never_logged TEXT
+never_logged() { [ -n "$1" ] && ! grep -qiE "$1" "$ST_OUT"/d*.log; }  # never_logged REGEX
 
 # ---------------------------------------------------------------------------------------------
 bt_modules_start
@@ -83,10 +85,25 @@ trace_start
 
 DAEMON_ARGS=(--pins "$PINS" --socket "$sock" --relay "$SIM_CHIP:relay" --pulse-ms "$PULSE_MS" --travel-s "$TRAVEL_S"
     --auto-close-s 0 --ble-adapter hci0 --ble-security paired)
+# 0. A process named bluetoothd (a copy of sleep: only its name matters to garaged and doctor).
+cp /bin/sleep "$ST_WORK/bluetoothd"
+"$ST_WORK/bluetoothd" 600 &
+FAKE_BLUETOOTHD=$!
+ST_PIDS+=("$FAKE_BLUETOOTHD")
 start_daemon d1 "${DAEMON_ARGS[@]}"
 wait_ready "$DAEMON_PID" "$sock"
-wait_until 20 "advertising and the pairing agent in garaged's log" _log_has ' pairing-agent .* advertising detail=|advertising detail=' d1 ||
-    fail "garaged did not start advertising: $(grep -E 'bluetooth|pairing' "$ST_OUT/d1.log" | tail -n 3 | tr '\n' ' ')"
+wait_until 10 "garaged refusing to serve beside bluetoothd" _log_has 'bluetooth-unavailable .*cannot work alongside bluetoothd' d1 ||
+    fail "0: garaged did not say it cannot work beside bluetoothd: $(grep -E 'bluetooth' "$ST_OUT/d1.log" | tail -n 2 | tr '\n' ' ')"
+check "0: nothing served or advertised beside bluetoothd" never_logged 'advertising detail=|pairing-agent '
+DOCTOR_RC=0
+DOCTOR=$(timeout 30 "$GARAGED" doctor "${DAEMON_ARGS[@]}" 2>&1) || DOCTOR_RC=$?
+log "garaged doctor: status $DOCTOR_RC"$'\n'"$DOCTOR"
+check "0: garaged doctor fails paired mode beside bluetoothd (status $DOCTOR_RC)" \
+    grep -q 'FAIL .*bluetoothd is running .*--ble-security paired does not serve beside it' <<< "$DOCTOR"
+check "0: garaged doctor exits 1" [ "$DOCTOR_RC" = 1 ]
+kill "$FAKE_BLUETOOTHD"
+wait_until 20 "advertising once bluetoothd is gone" _log_has 'advertising detail=' d1 ||
+    fail "garaged did not start advertising after bluetoothd left: $(grep -E 'bluetooth|pairing' "$ST_OUT/d1.log" | tail -n 3 | tr '\n' ' ')"
 wait_until 10 "the pairing agent ready" _log_has ' pairing-agent ' d1 || fail "no pairing-agent line in garaged's log"
 
 # A. Never paired: told to pair, no press.

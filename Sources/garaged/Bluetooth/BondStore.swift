@@ -12,6 +12,10 @@ final class BondStore: @unchecked Sendable {
     private let phones: Locked<(list: BondedPhones, seenChanged: Bool)>
     /// Held for a whole change-and-save, so saves never interleave.
     private let writer = Locked(())
+    /// Reads the pairing events the kernel has already queued (the agent's turn): set by the
+    /// pairing agent. The kernel queues a pairing's new key before the first ATT packet that
+    /// follows it, so a lookup that misses a freshly paired phone catches up and looks again.
+    var catchUp: (@Sendable () -> Void)?
 
     init(file: BondsFile) throws(StoreError) {
         self.file = file
@@ -21,6 +25,14 @@ final class BondStore: @unchecked Sendable {
     var all: BondedPhones { phones.withLock { $0.list } }
 
     func phone(at address: LEAddress) -> BondedPhone? { phones.withLock { $0.list.phone(at: address) } }
+
+    /// The bonded phone on a link the kernel says was paired with LE Secure Connections: when
+    /// it is not known yet, its pairing has only just ended, so the pending events are read first.
+    func pairedPhone(at address: LEAddress) -> BondedPhone? {
+        if let phone = phone(at: address) { return phone }
+        catchUp?()
+        return phone(at: address)
+    }
 
     /// Saves a new bond (replacing one with the same address, or the same label).
     func add(_ phone: BondedPhone) throws(StoreError) {

@@ -22,6 +22,8 @@ final class PairingAgent: @unchecked Sendable {
     /// What the loop asked for, taken on the Bluetooth thread.
     private let asked = Locked((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
     private let onAsked: @Sendable () -> Void
+    /// One turn at a time: the Bluetooth thread's, or the door loop's `catchUp`.
+    private let turning = Locked(())
 
     var fd: Int32 { socket.fd }
 
@@ -32,6 +34,7 @@ final class PairingAgent: @unchecked Sendable {
         self.log = log
         self.onAsked = wake
         self.report = report
+        bonds.catchUp = { [weak self] in self?.turn() }
     }
 
     /// True while an adapter is served, so a pairing window can be opened.
@@ -70,8 +73,11 @@ final class PairingAgent: @unchecked Sendable {
     var nextDeadline: Instant? { window.closesAt }
 
     /// Everything due: the loop's requests, the kernel's events, the window's deadline, the
-    /// phones' "last seen" times.
-    func turn() {
+    /// phones' "last seen" times. Also called from the door loop (`BondStore.catchUp`) when a
+    /// write comes over a freshly paired link before this thread has read the new key.
+    func turn() { turning.withLock { _ in takeTurn() } }
+
+    private func takeTurn() {
         let (open, forget) = asked.withLock { a -> ([(PairingWindow.Request, String)], [LEAddress]) in
             defer { a.open.removeAll(); a.forget.removeAll() }
             return (a.open, a.forget)

@@ -134,12 +134,12 @@ final class ATTConnection: Connection {
         var level: Int32 = 0, keySize: Int32 = 0, kind: Int32 = 0
         var octets = [UInt8](repeating: 0, count: 6)
         var phone: BondedPhone?
-        if cbt_peer_address(fd, &octets, &kind) == 0, let k = LEAddress.Kind(rawValue: UInt8(truncatingIfNeeded: kind)),
-           let peer = LEAddress(octets: octets, kind: k) {
-            phone = bonds?.phone(at: peer)
-        }
         let secured = cbt_link_security(fd, &level, &keySize) == 0
         let linkLevel = secured ? LinkSecurity.Level(rawValue: UInt8(clamping: level)) ?? .open : .open
+        if cbt_peer_address(fd, &octets, &kind) == 0, let k = LEAddress.Kind(rawValue: UInt8(truncatingIfNeeded: kind)),
+           let peer = LEAddress(octets: octets, kind: k) {
+            phone = linkLevel == .secureConnections ? bonds?.pairedPhone(at: peer) : bonds?.phone(at: peer)
+        }
         server.link = LinkSecurity(level: linkLevel, keySize: UInt8(clamping: keySize), bonded: phone != nil)
         if let phone, server.link.refusalForPairedWrite == nil {
             source = RequestSource("bluetooth \(phone.label) \(phone.address.text)", channel: .remote, mayManage: phone.admin)
