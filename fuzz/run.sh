@@ -18,6 +18,9 @@ seed att-mtu '\x01\x03\x02\xf7\x00'; seed att-group '\x01\x07\x10\x01\x00\xff\xf
 seed att-write '\x01\x0b\x52\x0c\x0012345O=1'; seed att-cccd '\x01\x05\x12\x0f\x00\x01\x00'
 seed eeprom '\x02\x01\x31\x32\x33\x34\x35\x00\x00\x00\x00\x00\x00'
 seed lines '\x0412345O=1\r\n12345S\n'; seed controller '\x0512345Aabcde\n12345P\nabcdeO=1\nwrongS\n'
+seed paired '\x06\x00\x05\x12\x0f\x00\x01\x00\x33\x0b\x12\x0c\x0012345O=1'
+seed mgmt '\x07\x17\x00\x00\x00\x0c\x00\x01\x00\x01\x01\xaa\x00\x01\x40\xe2\x01\x00\x00'
+seed bonds '\x07{"label":"a","admin":true,"address":"00:AA:01:01:00:01","address_type":"public","ltk":"000102030405060708090A0B0C0D0E0F","ltk_type":3,"central":0,"enc_size":16,"ediv":0,"rand":"0000000000000000","since":1}\n'
 seed door '\x0512345O=1\n\x03\n\x01\n\x02x\n\x04\n\x04\n12345H=1\n12345O=0\n\x04\n'
 
 log=.fuzz.log

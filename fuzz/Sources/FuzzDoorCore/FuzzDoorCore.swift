@@ -13,7 +13,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 6 {
+    switch bytes[0] % 8 {
     case 0:  // the command codec: a request decoded and encoded again is the same request
         if case .success(let request) = CommandCodec.decode(input) {
             precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
@@ -47,6 +47,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 if case .line(let line) = item { precondition(line.count <= 64) }
             }
             rest = rest.dropFirst(n)
+        }
+    case 6:  // paired mode: the link changes between PDUs; a command comes out only of a write
+             // over an LE Secure Connections link with a bonded phone and a 16-octet key
+        var server = ATTServer(gatt: try! GarageGATT(security: .paired))
+        var rest = input[...]
+        while rest.count >= 2 {
+            let link = rest.first!, n = Int(rest.dropFirst().first!)
+            let pdu = Array(rest.dropFirst(2).prefix(n))
+            rest = rest.dropFirst(2 + n)
+            server.link = LinkSecurity(level: LinkSecurity.Level(rawValue: link % 4 + 1)!, keySize: link & 0x10 != 0 ? 16 : 7,
+                                       bonded: link & 0x20 != 0)
+            let out = server.handle(pdu)
+            if out.command != nil { precondition(server.link.refusalForPairedWrite == nil) }
+        }
+    case 7:  // the kernel's management events and the bonds file: anything decodes or is refused,
+             // and a bonds file that decodes is written back to the same phones
+        _ = ManagementEvent.decode(input)
+        if case .success(let phones) = BondedPhones.decode(input) {
+            precondition(BondedPhones.decode(phones.encoded()) == .success(phones))
         }
     default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
               // one notification, and no press goes toward the end a switch says the door is at
