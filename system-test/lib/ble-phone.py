@@ -10,6 +10,7 @@ scenario has a `# pypi: bumble` line). It takes a controller through a Linux HCI
 It connects as central to PEER (default 00:AA:01:00:00:00, public) and does the steps asked for,
 in this order: pair or encrypt, discover, subscribe, write, hold. One line per event on stdout, flushed:
 
+    ADDRESS A resolvable=0|1           --private: the random address the phone connects from
     CONNECTED handle=0xNNNN
     SECURITY-REQUEST auth=0xNN         the peripheral sent an SMP Security Request (not acted on)
     PASSKEY-ASKED                      Bumble wants the passkey (--pair); it is read from --passkey-file
@@ -48,6 +49,9 @@ Flags:
                         (an SC bond has "ltk"; a legacy one "ltk_central" with ediv/rand, the key the
                         peripheral distributed, plus "ltk_peripheral").
   --encrypt             encrypt the link with the stored LTK (no pairing)
+  --private             connect from a resolvable private address made from the phone's IRK (as
+                        iOS does), printed first as ADDRESS A resolvable=1; the peripheral knows
+                        the phone only if it loaded the IRK the phone gave when it paired
   --subscribe           write 01 00 to the CCCD (--cccd-handle, default 0x000F) with a Write Request
   --write TEXT          write TEXT (ASCII) to --write-handle (default 0x000C) with a Write Request;
                         then, if subscribed, wait for a notification for --notify-wait-s (default 5)
@@ -163,6 +167,7 @@ def parse_args(argv):
     p.add_argument("--passkey-wait-s", type=float, default=60)
     p.add_argument("--keys")
     p.add_argument("--encrypt", action="store_true")
+    p.add_argument("--private", action="store_true")
     p.add_argument("--subscribe", action="store_true")
     p.add_argument("--write")
     p.add_argument("--write-hex")
@@ -223,6 +228,10 @@ async def run(a):
         config.name = "st-phone"
         config.irk = IRK
         config.identity_address_type = hci.Address.PUBLIC_DEVICE_ADDRESS
+        if a.private:
+            # A resolvable private address made from IRK (as iOS does), fixed for this run.
+            config.le_privacy_enabled = True
+            config.le_rpa_timeout = 0
         config.io_capability = PairingDelegate.IoCapability.KEYBOARD_INPUT_ONLY
         if a.keys:
             config.keystore = f"JsonKeyStore:{os.path.abspath(a.keys)}"
@@ -236,9 +245,12 @@ async def run(a):
         await device.power_on()
         state["step"] = f"connecting to {a.peer}"
         try:
+            if a.private:
+                out(f"ADDRESS {device.random_address.to_string(with_type_qualifier=False)} resolvable={int(device.random_address.is_resolvable)}")
             connection = await device.connect(
                 hci.Address(a.peer, hci.Address.PUBLIC_DEVICE_ADDRESS),
-                own_address_type=hci.OwnAddressType.PUBLIC, timeout=a.connect_timeout_s)
+                own_address_type=hci.OwnAddressType.RANDOM if a.private else hci.OwnAddressType.PUBLIC,
+                timeout=a.connect_timeout_s)
         except (TimeoutError, asyncio.TimeoutError, core.TimeoutError) as e:
             raise Deadline(f"no connection to {a.peer} within {a.connect_timeout_s:g} s") from e
         out(f"CONNECTED handle=0x{connection.handle:04X}")

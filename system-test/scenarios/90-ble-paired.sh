@@ -11,7 +11,8 @@
 #   B. it tries to pair while no window is open: refused, no bond;
 #   C. `garage-pins pair --label anna` opens the window and prints the passkey, which the phone
 #      types (LE Secure Connections, Passkey Entry): bonded, and its open presses once;
-#   D. garaged restarts: the phone encrypts with its stored key, no pairing, and opens again;
+#   D. garaged restarts: the phone, now under a resolvable private address, is recognised by the
+#      IRK garaged loaded, encrypts with its stored key, no pairing, and opens again;
 #   E. a phone that pairs with legacy pairing inside a window is refused and cannot open;
 #   F. `garage-pins unpair anna`: the phone can no longer encrypt or open.
 # Two presses in all (C and D); every other write is refused. No bluetoothd runs.
@@ -154,12 +155,15 @@ wait_until 20 "the pairing agent after the restart" _log_has ' pairing-agent .*p
 wait_until 20 "advertising after the restart" _log_has 'advertising detail=' d2 || fail "D: no advertising after the restart"
 trace_mark restart-d
 t_d=$(mark_time restart-d)
-phone 4 --keys "$ST_WORK/keys.json" --encrypt --subscribe --write "$OPEN"
+phone 4 --keys "$ST_WORK/keys.json" --private --encrypt --subscribe --write "$OPEN"
 phone_end 4
+check "D: the phone came from a resolvable private address ($(head -n 1 "$ST_OUT/phone-4.txt"))" said 4 '^ADDRESS [0-9A-F:]* resolvable=1'
 check "D: encrypted with the stored key" said 4 '^ENCRYPTED'
 check "D: no new pairing" never_said 4 PASSKEY-ASKED
 check "D: both writes accepted" [ "$(grep -c '^WRITE-OK' "$ST_OUT/phone-4.txt")" = 2 ]
 wait_pulses "$g" "$SIM_LABEL" 0 0 1 "$t_d" 1 10 || fail "D: no press after the bonded phone's open"
+wait_until 5 "the open logged as anna's, by her identity address" _log_has 'source="bluetooth anna 00:AA:01:01:00:01" command=open' d2 ||
+    fail "D: the private address was not resolved to anna: $(grep -E 'command=open' "$ST_OUT/d2.log" | tail -n 1)"
 
 # E. Legacy pairing inside a window: refused, undone, no press.
 pair_start pair-legacy --label legacy --seconds 90
@@ -184,4 +188,4 @@ garaged_stop "$DAEMON_PID"
 check "garaged exited 0" [ "$EXIT_RC" = 0 ]
 
 metric scenario_s "$(( ($(now_us) - t_begin) / 1000000 ))"
-pass "unpaired write 0x05, no press; pairing outside the window refused; passkey pairing opened; reconnect after restart opened without pairing; legacy refused; unpaired phone refused"
+pass "unpaired write 0x05, no press; pairing outside the window refused; passkey pairing opened; after a restart the phone, from a private address, opened without pairing; legacy refused; unpaired phone refused"
