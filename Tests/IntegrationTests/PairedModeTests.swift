@@ -33,6 +33,9 @@ final class PairedModeTests: GaragedTestCase {
         let bad = try pins(daemon, ["pair", "--seconds", "0"])
         XCTAssertEqual(bad.termination, .exited(2))
         XCTAssertTrue(bad.stderr.contains("--seconds must be from 1 to 600"), bad.stderr)
+        let badLabel = try pins(daemon, ["unpair", " anna"])
+        XCTAssertEqual(badLabel.termination, .exited(2))
+        XCTAssertTrue(badLabel.stderr.contains("LABEL: a label cannot start or end with a space"), badLabel.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: pinsPath + ".bonds"), "nothing written")
     }
 

@@ -16,7 +16,7 @@ extension GaragePins {
                 let records = try daemon.records(.phones)
                 if json { printJSON(.array(records)); return }
                 if records.isEmpty { print("no phones paired; pair one with `garage-pins pair --label NAME`"); return }
-                var t = TextTable("LABEL", "ADMIN", "ADDRESS", "PAIRED", "LAST COMMAND")
+                var t = TextTable("LABEL", "ADMIN", "ADDRESS", "PAIRED", "LAST SEEN")
                 for r in records {
                     t.add(r["label"]?.stringValue ?? "?", r["admin"]?.boolValue == true ? "yes" : "no",
                           (r["address"]?.stringValue ?? "?") + (r["private_address"]?.boolValue == true ? " (private)" : ""),

@@ -12,6 +12,8 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
+                if label.isEmpty { throw .usage("LABEL: give the phone's label, as garage-pins phones shows it") }
+                if let problem = Labels.problem(with: label) { throw .usage("LABEL: \(problem)") }
                 _ = try daemon.send(.local(.unpair(label)))
                 print("unpaired \(label)")
             }

@@ -23,7 +23,6 @@ final class BluetoothPeripheral: @unchecked Sendable {
     /// Bluetooth stays off rather than serve phones it cannot pair).
     let agent: PairingAgent?
     private let agentProblem: String?
-    private let bonds: BondStore?
     private let worker = Worker("bluetooth")
     private var wake: WakeEvent { worker.wake }
     private var phase: Phase = .searching("")
@@ -47,12 +46,10 @@ final class BluetoothPeripheral: @unchecked Sendable {
         var problem: String?
         switch bonds {
         case nil:
-            self.bonds = nil
+            break
         case .failure(let error):
-            self.bonds = nil
             problem = "the bonded phones cannot be read (\(error.description)); fix or remove that file, then restart garaged"
         case .success(let store):
-            self.bonds = store
             let wake = worker.wake
             do throws(BluetoothError) {
                 agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }) { [weak loop] in loop?.pairingReport($0) }
@@ -135,7 +132,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         var startedServing = false
         if case .searching = phase {
             do {
-                let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt, bonds: bonds) { [weak self] in self?.poke() }
+                let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt, bonds: agent?.bonds) { [weak self] in self?.poke() }
                 loop.add(listener)
                 phase = .serving(devID: adapter.dev_id, listenerFD: listener.fd)
                 startedServing = true

@@ -49,7 +49,7 @@ final class BondStore: @unchecked Sendable {
         return removed
     }
 
-    /// A bonded phone sent a command: remembered now, written by `saveSeen` (off the loop).
+    /// A bonded phone wrote over its secure link: remembered now, written by `saveSeen` (off the loop).
     func touch(_ address: LEAddress, at wall: Int64) {
         phones.withLock { if $0.list.touch(address, at: wall) { $0.seenChanged = true } }
     }

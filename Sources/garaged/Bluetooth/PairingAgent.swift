@@ -8,7 +8,9 @@ import Glibc
 /// `--ble-security paired` needs: it sets the adapter up for Passkey Entry with the Pi as the
 /// display, loads the bonded phones' keys whenever the adapter (re)appears, answers the
 /// kernel's pairing events by the `PairingWindow`'s rules, and saves the bonds it accepts.
-/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`.
+/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`, and
+/// takes a turn itself through `BondStore.catchUp`, so the window, the adapter and the socket
+/// are only touched under `lock`.
 final class PairingAgent: @unchecked Sendable {
     let bonds: BondStore
     private let socket: ManagementSocket
@@ -16,14 +18,14 @@ final class PairingAgent: @unchecked Sendable {
     private let clock = SystemMonotonicClock()
     /// Tells the owner (the door loop forwards it to whoever asked for the window).
     private let report: @Sendable (PairingWindow.Report) -> Void
+    /// Guards `window`, `index` and the socket: one thread at a time.
+    private let lock = Locked(())
     private var window = PairingWindow()
     /// The adapter being served (hciN's N), when there is one.
     private var index: UInt16?
-    /// What the loop asked for, taken on the Bluetooth thread.
+    /// What the loop asked for, taken at the next turn; never waits for one.
     private let asked = Locked((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
     private let onAsked: @Sendable () -> Void
-    /// One turn at a time: the Bluetooth thread's, or the door loop's `catchUp`.
-    private let turning = Locked(())
 
     var fd: Int32 { socket.fd }
 
@@ -38,7 +40,7 @@ final class PairingAgent: @unchecked Sendable {
     }
 
     /// True while an adapter is served, so a pairing window can be opened.
-    var ready: Bool { asked.withLock { _ in index != nil } }
+    var ready: Bool { lock.withLock { _ in index != nil } }
 
     /// Opens the pairing window for the owner (from the door loop).
     func open(_ request: PairingWindow.Request, label: String) {
@@ -56,26 +58,30 @@ final class PairingAgent: @unchecked Sendable {
     /// The adapter is usable: Passkey Entry with this side as the display, Secure
     /// Connections on, no bonding outside a window, and the bonded phones' keys loaded.
     func prepare(index: UInt16) {
-        asked.withLock { _ in self.index = index }
         let setup: [ManagementCommand] = [.setIOCapability(.displayOnly), .setSecureConnections(true), .setBondable(false)]
-        for c in setup + bonds.all.kernelCommands { send(c) }
+        lock.withLock { _ in
+            self.index = index
+            for c in setup + bonds.all.kernelCommands { send(c) }
+        }
         log.info("pairing-agent", ["adapter": "hci\(index)", "phones": String(bonds.all.phones.count),
                                    "io": "display only (Passkey Entry)", "bonding": "only inside a pairing window"])
     }
 
     /// The adapter went away: no window can stay open on it.
     func adapterLost(_ why: String) {
-        asked.withLock { _ in index = nil }
-        run(window.close("the Bluetooth adapter went away: \(why)"))
+        lock.withLock { _ in
+            index = nil
+            run(window.close("the Bluetooth adapter went away: \(why)"))
+        }
     }
 
     /// When the window closes by itself, for the Bluetooth thread's poll.
-    var nextDeadline: Instant? { window.closesAt }
+    var nextDeadline: Instant? { lock.withLock { _ in window.closesAt } }
 
     /// Everything due: the loop's requests, the kernel's events, the window's deadline, the
     /// phones' "last seen" times. Also called from the door loop (`BondStore.catchUp`) when a
     /// write comes over a freshly paired link before this thread has read the new key.
-    func turn() { turning.withLock { _ in takeTurn() } }
+    func turn() { lock.withLock { _ in takeTurn() } }
 
     private func takeTurn() {
         let (open, forget) = asked.withLock { a -> ([(PairingWindow.Request, String)], [LEAddress]) in
@@ -93,7 +99,7 @@ final class PairingAgent: @unchecked Sendable {
                 run(window.open(request, label: label, at: clock.now()))
             }
         }
-        for (eventIndex, event) in socket.events() where index == nil || eventIndex == index! || eventIndex == 0xFFFF {
+        for (eventIndex, event) in socket.events() where index == nil || eventIndex == index || eventIndex == 0xFFFF {
             if case .commandDone(let opcode, let status) = event, status != 0 {
                 log.warning("bluetooth-management-refused", ["opcode": PairingAgent.hex(opcode),
                                                              "status": PairingWindow.reason(status)])
@@ -139,5 +145,5 @@ final class PairingAgent: @unchecked Sendable {
     }
 
     /// An opcode as doc/mgmt-api.txt writes it ("0x0013").
-    static func hex(_ v: UInt16) -> String { "0x" + BluetoothHex.byte(UInt8(v >> 8)) + BluetoothHex.byte(UInt8(v & 0xFF)) }
+    static func hex(_ v: UInt16) -> String { "0x" + BluetoothHex.string([UInt8(v >> 8), UInt8(v & 0xFF)], separator: "") }
 }

@@ -13,15 +13,26 @@ extension DoorLoop {
         let outcome = controller.handle(request, from: source, at: clock.now(), wall: EventRecord.now(),
                                         age: PacketSocket.age(of: receivedAt))
         carryOut(outcome, summaryKey: source.summaryKey)
+        let replies = answer(outcome, to: connection)
         var extra: [(String, String)] = []
         if let why = outcome.refusal { extra.append(("why", why)) }
         if let error = outcome.storeError { extra.append(("error", error)) }
-        logRequest(source, command: outcome.command ?? "?", slot: outcome.slot, result: outcome.result,
+        // A query the loop answered itself logs its own verdict: its refusal, or OK.
+        let result = outcome.query == nil ? outcome.result
+            : replies.first { if case .error = $0 { return true } else { return false } } ?? .ok
+        logRequest(source, command: outcome.command ?? "?", slot: outcome.slot, result: result,
                    changed: outcome.changedSomething, extra: extra)
         if let lock = outcome.lockout {
             log.warning("lockout", ["source": source.description, "seconds": String(lock.duration.secondsRoundedUp),
                                     "failures": String(lock.failures)])
         }
+        return replies
+    }
+
+    /// The replies to a judged request: the controller's, or for a query the loop answers
+    /// itself (the history, followers, pairing), the loop's.
+    private func answer(_ outcome: Controller.Outcome, to connection: Connection) -> [Reply] {
+        let source = connection.source
         switch outcome.query {
         case .log(let since):
             let records = history.since(since)

@@ -21,7 +21,8 @@ final class ATTConnection: Connection {
     private(set) var source: RequestSource
     /// The bonded phones, with `--ble-security paired` (nil: the book's open mode).
     private let bonds: BondStore?
-    private let address: String
+    /// Who sends while the peer is not a bonded phone on a secure link: never an admin.
+    private let unpairedSource: RequestSource
     var lastHeard: Instant
     private var server: ATTServer
     private var outbox: [[UInt8]] = []
@@ -38,11 +39,9 @@ final class ATTConnection: Connection {
     init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: BondStore?, at now: Instant, onClose: (() -> Void)? = nil) {
         self.fd = fd
         self.bonds = bonds
-        address = source.description
-        var source = source
         // In paired mode nobody manages PINs over Bluetooth until known as an admin phone.
-        if bonds != nil { source.mayManage = false }
-        self.source = source
+        unpairedSource = RequestSource(source.description, channel: source.channel, mayManage: gatt.security == .open)
+        self.source = unpairedSource
         self.server = ATTServer(gatt: gatt)
         lastHeard = now
         self.onClose = onClose
@@ -58,7 +57,8 @@ final class ATTConnection: Connection {
         case .closed:
             return .left
         case .packet(let pdu, let receivedAt, _):
-            if server.needsLinkSecurity, let opcode = pdu.first, opcode == 0x12 || opcode == 0x52 { inspectLink() }
+            if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
+               opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
             let output = server.handle(Array(pdu))
             if output.malformed { countGarbage("malformed PDUs") }
             guard let command = output.command else {
@@ -145,7 +145,7 @@ final class ATTConnection: Connection {
             source = RequestSource("bluetooth \(phone.label) \(phone.address.text)", channel: .remote, mayManage: phone.admin)
             bonds?.touch(phone.address, at: EventRecord.now())
         } else {
-            source = RequestSource(address, channel: .remote, mayManage: false)
+            source = unpairedSource
         }
     }
 

@@ -8,7 +8,7 @@ public struct BondedPhone: Equatable, Sendable {
     public var admin: Bool
     public var ltk: LongTermKey
     public var irk: IdentityResolvingKey?
-    /// When it was paired, and when it last sent a command (wall clock, ms since the epoch).
+    /// When it was paired, and when it last wrote over its secure link (wall clock, ms since the epoch).
     public var since: Int64
     public var seen: Int64?
 

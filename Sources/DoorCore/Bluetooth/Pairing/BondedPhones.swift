@@ -25,7 +25,7 @@ public struct BondedPhones: Equatable, Sendable {
         return phones.remove(at: i)
     }
 
-    /// Notes that a phone sent a command; true when that changed what the file holds.
+    /// Notes that a phone wrote over its secure link; true when it is one of these phones.
     public mutating func touch(_ address: LEAddress, at wall: Int64) -> Bool {
         guard let i = phones.firstIndex(where: { $0.address == address }) else { return false }
         phones[i].seen = wall
