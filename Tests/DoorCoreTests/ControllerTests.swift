@@ -23,7 +23,7 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(send(&c, "12345Auser1"), ["OK 1"])
         let outcome = c.handle(Array("user1O=1".utf8), from: remote, at: t(0))
         XCTAssertEqual(outcome.replies, [.ok])
-        XCTAssertEqual(outcome.presses, [.open])
+        XCTAssertEqual(outcome.presses.map(\.reason), [.open])
         XCTAssertEqual(outcome.slot, 1)
         XCTAssertEqual(send(&c, "user1S", at: 1000), ["S OPENING 39"])
     }
@@ -84,7 +84,7 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(send(&c, "12345O=1", at: 10), ["ERR LOCKED 1"])
         let ownerOpen = c.handle(Array("12345O=1".utf8), from: owner, at: t(20))
         XCTAssertEqual(ownerOpen.replies, [.ok])
-        XCTAssertEqual(ownerOpen.presses, [.open])
+        XCTAssertEqual(ownerOpen.presses.map(\.reason), [.open])
         XCTAssertEqual(send(&c, "12345S", at: 1004), ["S OPENING 40"], "after the delay the right PIN is judged")
         XCTAssertEqual(c.throttle.budget(.remote, at: t(1004)).failures, 5, "and resets nothing")
     }
@@ -137,13 +137,13 @@ final class ControllerTests: XCTestCase {
         var c = try controller()
         let stale = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(2_001))
         XCTAssertEqual(stale.replies, [.error(.stale)])
-        XCTAssertEqual(stale.presses, [])
+        XCTAssertEqual(stale.presses.map(\.reason), [])
         XCTAssertNotNil(stale.refusal)
         XCTAssertEqual(c.door.position, .closed)
         XCTAssertEqual(c.handle(Array("wrongO=1".utf8), from: remote, at: t(0), age: .seconds(5)).replies, [.error(.stale)])
         XCTAssertEqual(c.throttle.budget(.remote, at: t(0)).failures, 0, "a stale guess is not judged, so it does not count")
         let fresh = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(1_999))
-        XCTAssertEqual(fresh.presses, [.open])
+        XCTAssertEqual(fresh.presses.map(\.reason), [.open])
     }
 
     func testAFailedSaveCarriesItsCauseForTheLog() throws {
@@ -166,7 +166,7 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(c.relayReleased(at: t(300)).door, [])
         XCTAssertEqual(c.tick(at: t(10_000)).door, [.moved(.open, bySomeoneElse: false)])
         let auto = c.tick(at: t(40_000))
-        XCTAssertEqual(auto.presses, [.autoClose])
+        XCTAssertEqual(auto.presses.map(\.reason), [.autoClose])
         XCTAssertEqual(auto.records.map(\.kind), [.autoClose], "the history records the door's own press")
         XCTAssertEqual(auto.pushes.map(\.text), ["S CLOSING"], "and phones are told")
     }

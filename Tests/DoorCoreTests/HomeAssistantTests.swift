@@ -32,23 +32,42 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertNil(HomeAssistant.command(Array("OPEN\n".utf8)))
     }
 
-    func testStopPressesOnlyAMovingDoorAndCallsOffAWarnedClose() {
+    /// STOP: a door at rest is left alone; a moving door gets one press (after the warning,
+    /// since a press while it opens may reverse it) and is STOPPED, so a second STOP presses
+    /// nothing; a warned close is called off without a press.
+    func testStopPressesOnlyAMovingDoorOnceAndCallsOffAWarnedClose() {
         var c = Controller(table: try! PinTable(master: pin("12345"), capacity: 4),
-                           door: Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(5),
+                           door: Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil,
                                                          warning: .seconds(5))),
                            store: MemoryStore())
         let mqtt = RequestSource("mqtt", channel: nil)
         XCTAssertEqual(c.command(.stop, from: mqtt, at: t(0)).presses, [], "a door at rest is left alone")
-        XCTAssertEqual(c.command(.open, from: mqtt, at: t(0)).presses, [.open])
+        XCTAssertEqual(c.command(.open, from: mqtt, at: t(0)).presses.map(\.reason), [.open])
         _ = c.relayReleased(at: t(300))
-        let stop = c.command(.stop, from: mqtt, at: t(2_000), wall: 7)
-        XCTAssertEqual(stop.presses, [.stop])
-        XCTAssertEqual(c.door.position, .stopped, "believed: stopped where it was")
+        let stop = c.command(.stop, from: mqtt, at: t(1_000), wall: 7)
+        XCTAssertEqual(seen(stop.door), [.warning(on: true), .pressWarned(.stop)])
         XCTAssertEqual(stop.records.last?.kind, .halt)
         XCTAssertEqual(stop.records.last?.source, "mqtt")
-        _ = c.relayReleased(at: t(2_300))
-        XCTAssertEqual(c.command(.close, from: mqtt, at: t(3_000)).door, [.warning(on: true)])
-        XCTAssertEqual(c.command(.stop, from: mqtt, at: t(4_000)).door, [.closeCancelled("a stop request"), .warning(on: false)])
+        c.warningShown(at: t(1_000))
+        XCTAssertEqual(c.command(.stop, from: mqtt, at: t(2_000)).presses, [], "the STOP already waits for its warning")
+        let pressed = c.tick(at: t(6_000))
+        XCTAssertEqual(pressed.presses.map(\.reason), [.stop])
+        XCTAssertEqual(c.door.position, .stopped)
+        _ = c.relayReleased(at: t(6_300))
+        for ms in [6_400, 6_500, 6_600] {
+            XCTAssertEqual(c.command(.stop, from: mqtt, at: t(ms)).presses, [], "STOPPED: a repeated STOP presses nothing")
+        }
         XCTAssertEqual(c.command(.open, from: mqtt, at: t(9_000), age: .seconds(3)).replies, [.error(.stale)])
+
+        var warned = Controller(table: try! PinTable(master: pin("12345"), capacity: 4),
+                                door: Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil,
+                                                              warning: .seconds(5)), sensing: DoorSensing(openSwitch: true),
+                                           open: true),
+                                store: MemoryStore())
+        XCTAssertEqual(seen(warned.command(.close, from: mqtt, at: t(0)).door), [.warning(on: true), .pressWarned(.close)])
+        warned.warningShown(at: t(0))
+        XCTAssertEqual(seen(warned.command(.stop, from: mqtt, at: t(1_000)).door),
+                       [.pressCancelled(.close, "a stop request"), .warning(on: false)])
+        XCTAssertEqual(warned.tick(at: t(60_000)).presses, [])
     }
 }

@@ -16,3 +16,10 @@ final class MemoryStore: PinTableSaving, @unchecked Sendable {
         saved.append(table)
     }
 }
+
+/// Where a failed close is kept, in memory: each save in order.
+final class MemoryDoorState: DoorStateSaving, @unchecked Sendable {
+    var saved: [Bool] = []
+
+    func save(closeFailed: Bool, at time: Int64) throws(StoreError) { saved.append(closeFailed) }
+}

@@ -15,21 +15,19 @@ extension Controller {
         report(door.advance(to: now), at: now, wall: wall, into: &outcome)
         outcome.command = command.rawValue.lowercased()
         let kind: EventRecord.Kind = command == .open ? .open : command == .close ? .close : .halt
-        if let age, age > Controller.maxRequestAge {
-            outcome.replies = [.error(.stale)]
-            outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms before it could be judged"
+        if refuseIfStale(age, &outcome) {
             outcome.records.append(EventRecord(time: wall, kind: .stale, source: source.description, detail: outcome.command))
             return outcome
         }
-        let decision: Door.Decision
-        switch command {
-        case .open: decision = door.request(open: true, at: now)
-        case .close: decision = door.request(open: false, at: now)
-        case .stop: decision = door.stop(at: now)
+        let reply = press(source, at: now, wall: wall, &outcome) { door, mayWarn in
+            switch command {
+            case .open: return door.request(open: true, at: now, age: age, mayWarn: mayWarn)
+            case .close: return door.request(open: false, at: now, age: age, mayWarn: mayWarn)
+            case .stop: return door.stop(at: now, age: age, mayWarn: mayWarn)
+            }
         }
-        report(decision.events, at: now, wall: wall, byRequest: true, into: &outcome)
-        outcome.replies = [decision.reply]
-        let detail = decision.press != nil ? "pressed" : decision.reply.text
+        outcome.replies = [reply]
+        let detail = outcome.presses.isEmpty ? reply.text : "pressed"
         outcome.records.append(EventRecord(time: wall, kind: kind, source: source.description, detail: detail))
         return outcome
     }

@@ -1,10 +1,17 @@
 /// What each command does once its PIN was accepted.
 extension Controller {
-    mutating func execute(_ command: Command, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> [Reply] {
+    mutating func execute(_ command: Command, from source: RequestSource, at now: Instant, wall: Int64, age: Duration?,
+                          _ outcome: inout Outcome) -> [Reply] {
         switch command {
         case .open, .close:
-            return [decide(door.request(open: command == .open, at: now), at: now, wall: wall, &outcome)]
+            return [press(source, at: now, wall: wall, &outcome) { door, mayWarn in
+                door.request(open: command == .open, at: now, age: age, mayWarn: mayWarn)
+            }]
         case .hold(let minutes):
+            guard rates.spend(.hold, for: source.summaryKey, at: now) else {
+                outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
+                return [.error(.rate)]
+            }
             return [decide(door.hold(minutes: minutes, at: now), at: now, wall: wall, &outcome)]
         case .light(let on):
             return [decide(door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
@@ -38,6 +45,23 @@ extension Controller {
         case .local(let local):
             return execute(local, at: now, &outcome)
         }
+    }
+
+    /// A request that may press: the door decides through its gate, with whether `source` may
+    /// still start the warning; a warning it did start is spent from the source's allowance.
+    mutating func press(_ source: RequestSource, at now: Instant, wall: Int64, _ outcome: inout Outcome,
+                        _ ask: (inout Door, Bool) -> Door.Decision) -> Reply {
+        let key = source.summaryKey
+        let decision = ask(&door, rates.allows(.warning, for: key, at: now))
+        if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
+            _ = rates.spend(.warning, for: key, at: now)
+        }
+        if decision.reply == .error(.rate) {
+            outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings started from \(key) within a minute"
+        } else if let refusal = decision.refusal, decision.reply.isError {
+            outcome.refusal = refusal.why
+        }
+        return decide(decision, at: now, wall: wall, &outcome)
     }
 
     /// Carries a door decision into the outcome; returns its reply.

@@ -6,30 +6,30 @@
 /// milliseconds for the history).
 public struct Controller: Sendable {
     /// A request that waited longer than this between arriving in the kernel and being
-    /// judged (a stalled loop, a slow SD card, a stopped process) is refused, never performed:
-    /// whoever sent it has given up (`garage-pins` waits 5 s) and would not expect the door to
-    /// move now.
-    public static let maxRequestAge: Duration = .seconds(2)
+    /// judged is refused, never performed (`Door.maxRequestAge`; the gate holds to it too).
+    public static let maxRequestAge = Door.maxRequestAge
 
     public internal(set) var table: PinTable
     public internal(set) var door: Door
     public internal(set) var throttle: Throttle
     /// Names of used slots; labels of free slots are never kept.
     public internal(set) var labels: Labels
+    /// How often each channel may start the warning or change a hold.
+    public internal(set) var rates = RequestRates()
     /// How the daemon's other channels stand (MQTT), kept up to date by the daemon and shown
     /// at the end of the status object.
     public var channelStatus: [(String, JSONValue)] = []
-    /// Called with each press the moment the door decides it, before the replies, records and
-    /// pushes of the same input are built: the relay starts first, everything else after. The
-    /// outcome then says `pressesStarted`. Nil (tests): presses are only listed in the outcome.
-    public var startPress: (@Sendable (Door.Press) -> Void)?
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
     let intervalStore: (any ClosingIntervalSaving)?
+    let doorStateStore: (any DoorStateSaving)?
+    /// What the door-state store was last told of a failed close.
+    var closeFailedKept: Bool
 
     public init(table: PinTable, door: Door, throttle: Throttle = Throttle(),
                 store: any PinTableSaving, labels: Labels = Labels(),
-                labelStore: (any LabelsSaving)? = nil, intervalStore: (any ClosingIntervalSaving)? = nil) {
+                labelStore: (any LabelsSaving)? = nil, intervalStore: (any ClosingIntervalSaving)? = nil,
+                doorStateStore: (any DoorStateSaving)? = nil, keptCloseFailed: Bool = false) {
         self.table = table
         self.door = door
         self.throttle = throttle
@@ -37,6 +37,10 @@ public struct Controller: Sendable {
         self.labels = labels.pruned(to: table)
         self.labelStore = labelStore
         self.intervalStore = intervalStore
+        self.doorStateStore = doorStateStore
+        // What the store holds; the first input brings it in line with the door (a door found
+        // closed at start clears a kept failure).
+        closeFailedKept = keptCloseFailed
     }
 
     /// The label of `slot`, for logs and events.
@@ -72,11 +76,7 @@ public struct Controller: Sendable {
             outcome.replies = [.error(.command)]
             return
         }
-        if let age, age > Controller.maxRequestAge {
-            outcome.replies = [.error(.stale)]
-            outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Controller.maxRequestAge.nanoseconds / 1_000_000) ms)"
-            return
-        }
+        if refuseIfStale(age, &outcome) { return }
         if let channel = source.channel, let left = throttle.remainingLock(channel, at: now) {
             outcome.replies = [.locked(seconds: left.secondsRoundedUp)]
             return
@@ -95,7 +95,16 @@ public struct Controller: Sendable {
             outcome.replies = [.error(.admin)]
             return
         }
-        outcome.replies = execute(request.command, at: now, wall: wall, &outcome)
+        outcome.replies = execute(request.command, from: source, at: now, wall: wall, age: age, &outcome)
+    }
+
+    /// The one check of a request's age (every channel, before anything is judged): true, with
+    /// the refusal in the outcome, when it waited too long to act on.
+    func refuseIfStale(_ age: Duration?, _ outcome: inout Outcome) -> Bool {
+        guard let age, Door.isStale(age) else { return false }
+        outcome.replies = [.error(.stale)]
+        outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Door.maxRequestAge.nanoseconds / 1_000_000) ms)"
+        return true
     }
 
     /// Whether the PIN in `slot` may ask for `command`: the master for management, any stored
@@ -113,8 +122,15 @@ public struct Controller: Sendable {
         return outcome
     }
 
-    /// The warning output went on at `at`: the close it announces waits a whole warning from then.
+    /// The warning output went on at `at`: the press it announces waits a whole warning from then.
     public mutating func warningShown(at now: Instant) { door.warningShown(at: now) }
+
+    /// The warning output could not be switched on: the press it announced is called off.
+    public mutating func warningFailed(at now: Instant, wall: Int64 = 0) -> Outcome {
+        var outcome = Outcome()
+        report(door.warningFailed(at: now), at: now, wall: wall, into: &outcome)
+        return outcome
+    }
 
     /// The relay released the last press; a press that waited for it may be decided now.
     public mutating func relayReleased(at now: Instant, wall: Int64 = 0) -> Outcome {
@@ -139,18 +155,25 @@ public struct Controller: Sendable {
 
     /// Adds what the door did to the outcome: the events, their history records, and what
     /// phones are told. A press a request caused is recorded as that request, not again here.
+    /// A close that failed (or the door seen closed after one) is kept beside the table.
     mutating func report(_ events: [Door.Event], at now: Instant, wall: Int64, byRequest: Bool = false,
                          into outcome: inout Outcome) {
+        if door.closeFailed != closeFailedKept { keepCloseFailed(wall: wall, &outcome) }
         guard !events.isEmpty else { return }
-        if let startPress {
-            for case .press(let p) in events { startPress(p) }
-            outcome.pressesStarted = true
-        }
         outcome.door += events
         outcome.records += events.compactMap { e in
             if byRequest, case .press = e { return nil }
             return e.record(at: wall, autoCloseInterval: door.autoCloseInterval)
         }
         outcome.pushes += events.compactMap { $0.push(door, at: now) }
+    }
+
+    /// Saves whether a close failed; on failure the door still holds to it, and the log says
+    /// it may not outlive a restart.
+    private mutating func keepCloseFailed(wall: Int64, _ outcome: inout Outcome) {
+        closeFailedKept = door.closeFailed
+        do { try doorStateStore?.save(closeFailed: door.closeFailed, at: wall) } catch {
+            outcome.storeError = error.description
+        }
     }
 }

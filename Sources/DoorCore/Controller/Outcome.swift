@@ -25,25 +25,22 @@ extension Controller {
         public var decoded: Command?
         /// Why a save failed (`ERR STORE`), for the log: the file and the system's reason.
         public var storeError: String?
-        /// Why the request was refused before it was judged, for the log (`ERR STALE`).
+        /// Why the request was refused, for the log: before it was judged (`ERR STALE`), by the
+        /// rate of its channel (`ERR RATE`), or by the door's gate (`ERR FAULT`, `ERR BUSY`).
         public var refusal: String?
-        /// True when the presses were already handed to `Controller.startPress` as decided.
-        public var pressesStarted = false
 
         public init() {}
 
         /// The last reply, which is what the log records as the result.
         public var result: Reply { replies.last ?? .ok }
 
-        /// The presses among the door's events, in order.
-        public var presses: [Door.Press] {
-            door.compactMap { if case .press(let p) = $0 { return p } else { return nil } }
-        }
+        /// The presses among the door's events, in order: the caller carries them out first.
+        public var presses: [PressPermit] { door.presses }
 
         /// True when the request changed the door or a setting: the log keeps these in full;
         /// everything else may be summarised.
         public var changedSomething: Bool {
-            if door.contains(where: { if case .press = $0 { return true }; if case .warning = $0 { return true }; return false }) {
+            if door.contains(where: { if case .press = $0 { return true }; if case .pressWarned = $0 { return true }; return false }) {
                 return true
             }
             switch decoded {

@@ -1,19 +1,24 @@
-/// What people ask of the door: open, close, hold it open, the light, the closing interval.
+/// What people ask of the door: open, close, stop, hold it open, the light, the closing
+/// interval. Every press they ask for goes through the gate (`Door+Gate.swift`).
 extension Door {
     /// `O=1` presses only from CLOSED (or STOPPED) and `O=0` only from OPEN (or STOPPED); a
     /// request for where the door already is or is going is a harmless OK, one against a
     /// moving door (or while the relay is still pressing) is BUSY. With a warning output, a
-    /// close warns first and presses after the warning; an open during the warning calls the
-    /// close off.
-    public mutating func request(open: Bool, at now: Instant) -> Decision {
+    /// press from anywhere but CLOSED warns first and presses after the warning; an open during
+    /// a warned close calls the close off. `age` is how long the request waited to be judged;
+    /// `mayWarn` false (the channel used up its warnings) refuses a request that would start
+    /// the warning with ERR RATE.
+    public mutating func request(open: Bool, at now: Instant, age: Duration? = nil, mayWarn: Bool = true) -> Decision {
         var events = advance(to: now)
-        return open ? requestOpen(at: now, &events) : requestClose(at: now, &events)
+        return open ? requestOpen(at: now, age: age, mayWarn: mayWarn, &events)
+            : requestClose(at: now, age: age, mayWarn: mayWarn, &events)
     }
 
-    private mutating func requestOpen(at now: Instant, _ events: inout [Event]) -> Decision {
-        if pendingClose != nil {
-            events += cancelClose("an open request", at: now)
-            restartAutoClose(at: now)
+    private mutating func requestOpen(at now: Instant, age: Duration?, mayWarn: Bool, _ events: inout [Event]) -> Decision {
+        if let p = pendingPress {
+            if p.reason == .open { return Decision(reply: .ok, events: events) }
+            events += cancelPending("an open request", at: now)
+            if position == .open { restartAutoClose(at: now) }
             return Decision(reply: .ok, events: events)
         }
         if expectation?.target == .closed { return Decision(reply: .error(.busy), events: events) }
@@ -27,14 +32,21 @@ extension Door {
             return Decision(reply: .error(.busy), events: events)
         case .closed, .stopped:
             if expectation?.target == .open { return Decision(reply: .ok, events: events) }
-            guard !pressing else { return Decision(reply: .error(.busy), events: events) }
-            events += startPress(.open, at: now)
-            return Decision(reply: .ok, events: events)
+            return decide(.open, age: age, mayWarn: mayWarn, at: now, events)
         }
     }
 
-    private mutating func requestClose(at now: Instant, _ events: inout [Event]) -> Decision {
-        if pendingClose != nil { return Decision(reply: .ok, events: events) }
+    private mutating func requestClose(at now: Instant, age: Duration?, mayWarn: Bool, _ events: inout [Event]) -> Decision {
+        if let p = pendingPress {
+            switch p.reason {
+            case .close, .autoClose: return Decision(reply: .ok, events: events)
+            case .stop: return Decision(reply: .error(.busy), events: events)
+            case .open:
+                // The same button press from STOPPED: it now means a close.
+                pendingPress?.reason = .close
+                return Decision(reply: .ok, events: events)
+            }
+        }
         if expectation?.target == .open { return Decision(reply: .error(.busy), events: events) }
         switch position {
         case .closed, .closing:
@@ -43,33 +55,35 @@ extension Door {
             return Decision(reply: .error(.busy), events: events)
         case .open, .stopped:
             if expectation?.target == .closed { return Decision(reply: .ok, events: events) }
-            guard !pressing else { return Decision(reply: .error(.busy), events: events) }
-            events += beginClose(.close, at: now)
-            return Decision(reply: .ok, events: events)
+            return decide(.close, age: age, mayWarn: mayWarn, at: now, events)
         }
     }
 
-    /// Stop (Home Assistant's STOP): a press while the door moves, which stops a push-button
-    /// opener; a warned close is called off without one; a door at rest is left alone.
-    public mutating func stop(at now: Instant) -> Decision {
-        var events = advance(to: now)
-        if pendingClose != nil {
-            events += cancelClose("a stop request", at: now)
-            return Decision(reply: .ok, events: events)
+    /// Stop (Home Assistant's STOP): one press while the door moves, after which the door is
+    /// STOPPED whatever the switches said, so a second STOP presses nothing; a warned press is
+    /// called off without one; a door at rest is left alone.
+    public mutating func stop(at now: Instant, age: Duration? = nil, mayWarn: Bool = true) -> Decision {
+        let events = advance(to: now)
+        if let p = pendingPress {
+            guard p.reason != .stop else { return Decision(reply: .ok, events: events) }
+            return Decision(reply: .ok, events: events + cancelPending("a stop request", at: now))
         }
         guard position == .opening || position == .closing else { return Decision(reply: .ok, events: events) }
-        guard !pressing else { return Decision(reply: .error(.busy), events: events) }
-        pressing = true
-        expectation = nil
-        autoCloseAt = nil
-        events.append(.press(.stop))
-        if sensing.believed || travelEndsAt != nil && !(position == .opening ? sensing.openSwitch : sensing.closedSwitch) {
-            // Nothing will say where it stopped: STOPPED now.
-            travelEndsAt = nil
-            enter(.stopped, at: now)
-            events.append(.moved(.stopped, bySomeoneElse: false))
+        return decide(.stop, age: age, mayWarn: mayWarn, at: now, events)
+    }
+
+    /// Puts a requested press to the gate and carries out its verdict.
+    private mutating func decide(_ reason: Press, age: Duration?, mayWarn: Bool, at now: Instant,
+                                 _ before: [Event]) -> Decision {
+        switch gate(reason, automatic: false, age: age, at: now) {
+        case .press(let permit):
+            return Decision(reply: .ok, events: before + startPress(permit, at: now))
+        case .warnFirst:
+            guard mayWarn else { return Decision(reply: .error(.rate), events: before) }
+            return Decision(reply: .ok, events: before + warnThenPress(reason, automatic: false, at: now))
+        case .refuse(let refusal):
+            return Decision(reply: refusal.reply, events: before, refusal: refusal)
         }
-        return Decision(reply: .ok, events: events)
     }
 
     /// The longest hold `H=` takes: a day.
@@ -85,7 +99,7 @@ extension Door {
             if held { restartAutoClose(at: now) }
             return Decision(reply: .ok, events: events)
         }
-        if pendingClose?.reason == .autoClose { events += cancelClose("a hold", at: now) }
+        if pendingPress?.reason == .autoClose { events += cancelPending("a hold", at: now) }
         holdUntil = now + .seconds(minutes * 60)
         return Decision(reply: .ok, events: events)
     }
@@ -117,47 +131,26 @@ extension Door {
         autoCloseAt = eligible ? autoCloseInterval.map { now + $0 } : nil
     }
 
-    /// A close: after the warning when a warning output is wired, at once otherwise.
-    mutating func beginClose(_ reason: Press, at now: Instant) -> [Event] {
-        guard let warning = timing.warning else { return startPress(reason, at: now) }
-        pendingClose = (reason, now + warning)
-        autoCloseAt = nil
-        warningOffAt = nil
-        guard !warningOn else { return [] }
-        warningOn = true
-        return [.warning(on: true)]
-    }
-
-    /// The warning output really went on at `shownAt`, a moment after the close was decided
-    /// (the daemon sets it after the decision): the close it announces comes no sooner than a
-    /// whole warning after that, however long setting it took.
-    public mutating func warningShown(at shownAt: Instant) {
-        guard let warning = timing.warning, let p = pendingClose else { return }
-        pendingClose = (p.reason, max(p.at, shownAt + warning))
-    }
-
-    /// Calls off a close whose warning is running.
-    mutating func cancelClose(_ why: String, at now: Instant) -> [Event] {
-        guard pendingClose != nil else { return [] }
-        pendingClose = nil
-        var events: [Event] = [.closeCancelled(why)]
-        if warningOn {
-            warningOn = false
-            warningOffAt = nil
-            events.append(.warning(on: false))
-        }
-        return events
-    }
-
-    /// Decides one press: the relay is busy until it reports the release, and the door is
-    /// expected at the far end within the travel time.
-    mutating func startPress(_ reason: Press, at now: Instant) -> [Event] {
+    /// Carries out a press the gate allowed: the relay is busy until it reports the release.
+    /// A STOP leaves the door STOPPED at once, whatever the switches said; any other press
+    /// expects the door at the far end within the travel time.
+    mutating func startPress(_ permit: PressPermit, at now: Instant) -> [Event] {
         pressing = true
-        let target: DoorPosition = reason == .open ? .open : .closed
-        expectation = Expectation(target: target, by: now + timing.moving, reason: reason)
         autoCloseAt = nil
-        if reason == .open { openedByGaraged = true }
-        var events: [Event] = [.press(reason)]
+        // The door may now move either way (a one-button opener): a running warning stays on
+        // through the travel.
+        if warningOn { warningOffAt = now + timing.moving }
+        var events: [Event] = [.press(permit)]
+        if permit.reason == .stop {
+            expectation = nil
+            travelEndsAt = nil
+            enter(.stopped, at: now)
+            events.append(.moved(.stopped, bySomeoneElse: false))
+            return events
+        }
+        let target: DoorPosition = permit.reason == .open ? .open : .closed
+        expectation = Expectation(target: target, by: now + timing.moving, reason: permit.reason)
+        if permit.reason == .open { openedByGaraged = true }
         // When no switch holds the end the door is at (no switches, an inferred end, or
         // STOPPED), nothing will say it started: it is taken to move at once, and to arrive
         // when the travel time is up (or, at an end a switch watches, to have STOPPED).
@@ -169,7 +162,6 @@ extension Door {
             events.append(.moved(position, bySomeoneElse: false))
             events += lightForMovement(at: now)
         }
-        if reason != .open, warningOn { warningOffAt = now + timing.moving }
         return events
     }
 

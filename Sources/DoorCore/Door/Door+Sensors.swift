@@ -9,9 +9,9 @@ extension Door {
     }
 
     /// A switch's level settled: the door arrived at an end or left one. Any movement calls
-    /// off a close whose warning is running (someone else is moving the door).
+    /// off a press whose warning is running (someone else is moving the door).
     mutating func switchChanged(_ which: DoorSwitch, at now: Instant) -> [Event] {
-        var events = cancelClose("the door moved", at: now)
+        var events = cancelPending("the door moved", at: now)
         let closed = switches[.closed]?.stable == true, open = switches[.open]?.stable == true
         if closed && open {
             if fault != .sensors {
@@ -48,7 +48,8 @@ extension Door {
         return [.moved(moving, bySomeoneElse: !ours)] + lightForMovement(at: now)
     }
 
-    /// The door reached an end (sensed, or inferred when the travel time was up).
+    /// The door reached an end (sensed, or inferred when the travel time was up). A press
+    /// waiting for its warning is called off, and the warning ends: the door is not closing.
     mutating func arrive(_ end: DoorPosition, at now: Instant) -> [Event] {
         travelEndsAt = nil
         var events: [Event] = []
@@ -62,29 +63,25 @@ extension Door {
         }
         enter(end, at: now)
         events.insert(.moved(end, bySomeoneElse: !ours), at: 0)
+        events += cancelPending("the door reached \(end.rawValue)", at: now)
         switch end {
         case .open:
             if ours, fault == .didNotOpen || fault == .didNotMove { fault = nil }
             restartAutoClose(at: now)
         case .closed:
             autoCloseAt = nil
-            autoCloseBlocked = false
+            closeFailed = false
             openedByGaraged = false
             if fault != .sensors { fault = nil }
-            events += cancelClose("the door closed", at: now)
-            if warningOn {
-                warningOn = false
-                warningOffAt = nil
-                events.append(.warning(on: false))
-            }
         default:
             break
         }
+        events += warningOff()
         return events
     }
 
     /// At an end a switch watches, the door did not arrive within the travel time.
-    mutating func stop(at now: Instant) -> [Event] {
+    mutating func stalled(at now: Instant) -> [Event] {
         enter(.stopped, at: now)
         autoCloseAt = nil
         return [.moved(.stopped, bySomeoneElse: expectation == nil)]
@@ -96,16 +93,10 @@ extension Door {
         let f: DoorFault = !e.left ? .didNotMove : e.target == .open ? .didNotOpen : .didNotClose
         fault = f
         if e.target == .closed {
-            autoCloseBlocked = true
+            closeFailed = true
             autoCloseAt = nil
         }
-        var events: [Event] = [.fault(f)]
-        if warningOn {
-            warningOn = false
-            warningOffAt = nil
-            events.append(.warning(on: false))
-        }
-        return events
+        return [.fault(f)] + warningOff()
     }
 
     /// A fault seen outside the door's own reckoning (the relay overran).

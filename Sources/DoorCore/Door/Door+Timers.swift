@@ -12,8 +12,8 @@ extension Door {
         if let end = travelEndsAt, now >= end {
             travelEndsAt = nil
             switch position {
-            case .opening: events += sensing.openSwitch ? stop(at: end) : arrive(.open, at: end)
-            case .closing: events += sensing.closedSwitch ? stop(at: end) : arrive(.closed, at: end)
+            case .opening: events += sensing.openSwitch ? stalled(at: end) : arrive(.open, at: end)
+            case .closing: events += sensing.closedSwitch ? stalled(at: end) : arrive(.closed, at: end)
             default: break
             }
         }
@@ -21,18 +21,22 @@ extension Door {
             expectation = nil
             if position != e.target { events += failed(e) }
         }
-        if let p = pendingClose, now >= p.at, !pressing {
-            pendingClose = nil
-            if position == .open || position == .stopped {
-                events += startPress(p.reason, at: now)
-            } else {
-                events += warningOff()
+        if let p = pendingPress, let due = p.due, now >= due, !pressing {
+            pendingPress = nil
+            switch gate(p.reason, automatic: p.automatic, age: nil, at: now) {
+            case .press(let permit): events += startPress(permit, at: now)
+            case .warnFirst: events += [.pressCancelled(p.reason, "the warning was not shown for its whole time")] + warningOff()
+            case .refuse(let refusal): events += [.pressCancelled(p.reason, refusal.why)] + warningOff()
             }
         }
-        if warningOn, pendingClose == nil, let off = warningOffAt, now >= off { events += warningOff() }
+        if warningOn, pendingPress == nil, let off = warningOffAt, now >= off { events += warningOff() }
         if autoCloseArmed, !pressing, let due = autoCloseAt, now >= due {
             autoCloseAt = nil
-            events += beginClose(.autoClose, at: now)
+            switch gate(.autoClose, automatic: true, age: nil, at: now) {
+            case .press(let permit): events += startPress(permit, at: now)
+            case .warnFirst: events += warnThenPress(.autoClose, automatic: true, at: now)
+            case .refuse: break
+            }
         }
         if let until = holdUntil, now >= until {
             holdUntil = nil
@@ -58,12 +62,5 @@ extension Door {
     public mutating func relayReleased(at now: Instant) -> [Event] {
         pressing = false
         return advance(to: now)
-    }
-
-    private mutating func warningOff() -> [Event] {
-        warningOffAt = nil
-        guard warningOn else { return [] }
-        warningOn = false
-        return [.warning(on: false)]
     }
 }

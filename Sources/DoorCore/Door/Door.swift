@@ -4,18 +4,17 @@
 ///
 /// With limit switches (`DoorSensing`) the position is what they say, debounced; with one
 /// switch the far end is inferred from the travel time; without, the position is what the
-/// daemon's own presses imply (the book's design). In every mode:
-/// - it never presses toward the end the door is at or going to (`O=1` on an open door, `O=0`
-///   on a closed one), and decides no press while the relay is still pressing;
-/// - it never presses on its own except to close an OPEN door automatically, after the
-///   warning when a warning output is wired (any request or movement during the warning
-///   cancels it), never while held open, and not again after a close that failed;
-/// - it never presses at start: a door found open at start is reported, not closed.
+/// daemon's own presses imply (the book's design). Every press, asked for or automatic, is
+/// decided by one gate (`Door+Gate.swift`) whose rules are the door's invariants: no press
+/// toward where the door is, none while the sensors contradict each other or the relay still
+/// presses, none for a late request, no automatic one after a failed close, and none from
+/// anywhere but CLOSED without the whole warning first when a warning output is wired. It
+/// never presses at start: a door found open is reported, not closed.
 /// Requests are in `Door+Requests.swift`, the switches in `Door+Sensors.swift`, the timers in
-/// `Door+Timers.swift`.
+/// `Door+Timers.swift`, the warning in `Door+Warning.swift`.
 public struct Door: Sendable {
     /// Why a press happened, for the log and the relay.
-    public enum Press: String, Sendable {
+    public enum Press: String, Sendable, CaseIterable {
         case open, close, autoClose = "auto-close"
         /// A press while the door moves, to stop it (Home Assistant's STOP).
         case stop
@@ -23,20 +22,23 @@ public struct Door: Sendable {
 
     /// What the door decided or saw, in order, for the caller to carry out and report.
     public enum Event: Equatable, Sendable {
-        /// Press the button now.
-        case press(Press)
+        /// Press the button now: the permit is what the relay takes.
+        case press(PressPermit)
         /// The door's position changed; `bySomeoneElse` when no press of garaged's explains
         /// it (the wall button, the opener's remote, a hand).
         case moved(DoorPosition, bySomeoneElse: Bool)
-        /// The warning output (light or buzzer) goes on or off.
+        /// The warning output (light or buzzer) goes on or off. When it goes on, the caller
+        /// says when it really did (`warningShown`) or that it could not (`warningFailed`).
         case warning(on: Bool)
+        /// A press waits for the warning to run its whole time.
+        case pressWarned(Press)
+        /// A press that waited for its warning was called off, and why.
+        case pressCancelled(Press, String)
         /// The light goes on or off.
         case light(on: Bool)
         case fault(DoorFault)
         /// The door has been open this long (repeated each time as long passes again).
         case leftOpen(Duration)
-        /// A warned close was called off before its press, and why.
-        case closeCancelled(String)
         /// A hold ran out (auto-close counts again from now).
         case holdEnded
     }
@@ -45,11 +47,17 @@ public struct Door: Sendable {
     public struct Decision: Equatable, Sendable {
         public var reply: Reply
         public var events: [Event]
+        /// Why the gate refused the press the request asked for, when it did.
+        public var refusal: PressRefusal?
+
+        public init(reply: Reply, events: [Event], refusal: PressRefusal? = nil) {
+            self.reply = reply
+            self.events = events
+            self.refusal = refusal
+        }
 
         /// The press among the events, if the request caused one at once.
-        public var press: Press? {
-            events.lazy.compactMap { if case .press(let p) = $0 { return p } else { return nil } }.first
-        }
+        public var press: Press? { events.presses.first?.reason }
     }
 
     /// After a press: where it should bring the door, by when, and whether the door has left
@@ -59,6 +67,14 @@ public struct Door: Sendable {
         var by: Instant
         var reason: Press
         var left = false
+    }
+
+    /// A press waiting for the warning: due a whole warning after the output was confirmed on
+    /// (nil until then).
+    struct PendingPress: Equatable, Sendable {
+        var reason: Press
+        var automatic: Bool
+        var due: Instant?
     }
 
     public let timing: DoorTiming
@@ -75,6 +91,9 @@ public struct Door: Sendable {
     public internal(set) var autoCloseInterval: Duration?
     public internal(set) var warningOn = false
     public internal(set) var lightOn = false
+    /// A close did not reach CLOSED: no automatic press until the door is seen closed. The
+    /// caller keeps it beside the table, so it outlives a restart.
+    public internal(set) var closeFailed = false
 
     var switches: [DoorSwitch: Debouncer] = [:]
     var expectation: Expectation?
@@ -82,10 +101,11 @@ public struct Door: Sendable {
     /// at an end a switch senses, as STOPPED.
     var travelEndsAt: Instant?
     var autoCloseAt: Instant?
-    /// Set when a close did not reach CLOSED; auto-close waits until the door is seen closed.
-    var autoCloseBlocked = false
-    /// A close waiting for its warning to run: the press is due at `at`.
-    var pendingClose: (reason: Press, at: Instant)?
+    var pendingPress: PendingPress?
+    /// When the warning output was confirmed on; nil while it is off or not yet confirmed.
+    var warningSince: Instant?
+    /// When the door decided the warning: a confirmation never counts from before it.
+    var warningDecidedAt: Instant?
     var warningOffAt: Instant?
     var holdUntil: Instant?
     var openedByGaraged = false
@@ -93,12 +113,16 @@ public struct Door: Sendable {
     var nextLeftOpen: Instant?
     var lightManual = false
     var lightOffAt: Instant?
+    /// Presses the gate allowed so far: the number of the last permit.
+    var permitsIssued: UInt64 = 0
 
     /// A door in `sensing` mode whose switches read `closed` and `open` at `now` (ignored for
     /// a switch it does not have). Without switches it is assumed CLOSED, as the book's was.
+    /// `closeFailed` is what was kept of a close that failed before a restart: it holds until
+    /// the door is seen CLOSED (at once, when it is found closed).
     public init(timing: DoorTiming, sensing: DoorSensing = .none, debounce: Duration = .zero,
                 closed: Bool = false, open: Bool = false, autoCloseAnyOpening: Bool = true,
-                at now: Instant = Instant(nanoseconds: 0)) {
+                closeFailed: Bool = false, at now: Instant = Instant(nanoseconds: 0)) {
         self.timing = timing
         self.sensing = sensing
         self.autoCloseAnyOpening = autoCloseAnyOpening
@@ -118,6 +142,10 @@ public struct Door: Sendable {
             openSince = now
             nextLeftOpen = timing.leftOpen.map { now + $0 }
         }
+        if closeFailed && position != .closed {
+            self.closeFailed = true
+            if fault == nil { fault = .didNotClose }
+        }
     }
 
     /// The level a switch counts as, nil for a switch the door does not have.
@@ -126,8 +154,10 @@ public struct Door: Sendable {
     /// Whole seconds until the door closes by itself (the warned press, or auto-close and its
     /// warning), for `S` and status; nil when nothing is pending.
     public func closesIn(at now: Instant) -> Int? {
-        if let p = pendingClose { return max(0, (p.at - now).secondsRoundedUp) }
-        guard let interval = autoCloseInterval, holdUntil == nil, !autoCloseBlocked else { return nil }
+        if let p = pendingPress, p.reason == .close || p.reason == .autoClose {
+            return max(0, ((p.due ?? now + (timing.warning ?? .zero)) - now).secondsRoundedUp)
+        }
+        guard let interval = autoCloseInterval, holdUntil == nil, !closeFailed else { return nil }
         let warning = timing.warning ?? .zero
         switch position {
         case .open:
@@ -152,13 +182,18 @@ public struct Door: Sendable {
         deadlines += [travelEndsAt, expectation?.by, warningOffAt, holdUntil, nextLeftOpen,
                       lightManual ? nil : lightOffAt].compactMap { $0 }
         if !pressing {
-            deadlines += [pendingClose?.at, autoCloseArmed ? autoCloseAt : nil].compactMap { $0 }
+            deadlines += [pendingPress?.due, autoCloseArmed ? autoCloseAt : nil].compactMap { $0 }
         }
         return deadlines.min()
     }
 
     /// True when auto-close would fire at `autoCloseAt`.
     var autoCloseArmed: Bool {
-        position == .open && autoCloseAt != nil && holdUntil == nil && !autoCloseBlocked && pendingClose == nil
+        position == .open && autoCloseAt != nil && holdUntil == nil && !closeFailed && pendingPress == nil
     }
+}
+
+extension Array where Element == Door.Event {
+    /// The permits of the presses among these events, in order.
+    public var presses: [PressPermit] { compactMap { if case .press(let p) = $0 { return p } else { return nil } } }
 }

@@ -31,6 +31,11 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     case bluetooth = "BLUETOOTH"
     /// No bonded phone has that label (our extension).
     case phone = "PHONE"
+    /// The door has a fault that stops every press: both position switches report their end
+    /// at once (our extension).
+    case fault = "FAULT"
+    /// This channel asked for the warning or a hold too often; wait (our extension).
+    case rate = "RATE"
 
     /// What the error means to a person, and what to do about it.
     public var meaning: String {
@@ -49,6 +54,8 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .admin: return "this phone may open the door but not manage PINs; pair it again with garage-pins pair --admin"
         case .bluetooth: return "pairing needs garaged to run with --ble-security paired and a working Bluetooth adapter (see garage-pins status)"
         case .phone: return "no paired phone has that label; see garage-pins phones"
+        case .fault: return "the door's position switches contradict each other, so garaged presses nothing; check their wiring (garage-pins status shows them)"
+        case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
         }
     }
 }

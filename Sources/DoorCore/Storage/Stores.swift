@@ -13,3 +13,10 @@ public protocol LabelsSaving: Sendable {
 public protocol ClosingIntervalSaving: Sendable {
     func save(_ seconds: Int) throws(StoreError)
 }
+
+/// Where the controller keeps a failed close, so no automatic press follows a restart until
+/// the door is seen closed (the package restarts garaged on every upgrade).
+public protocol DoorStateSaving: Sendable {
+    /// `closeFailed` false clears it; `time` is the wall-clock ms it happened.
+    func save(closeFailed: Bool, at time: Int64) throws(StoreError)
+}

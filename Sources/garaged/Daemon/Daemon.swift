@@ -64,12 +64,11 @@ struct Daemon {
             // The lock is ours, so no save is under way: what a killed save left is stale.
             let labelsPath = LabelsFile(tablePath: settings.pins).path
             let bondsPath = BondsFile(tablePath: settings.pins).path
-            for stale in AtomicFile.removeStaleTemporaries(of: settings.pins) + AtomicFile.removeStaleTemporaries(of: labelsPath)
-                + AtomicFile.removeStaleTemporaries(of: bondsPath) {
+            let others = [ClosingIntervalFile(tablePath: settings.pins).path, DoorStateFile(tablePath: settings.pins).path]
+            for stale in ([settings.pins, labelsPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
             }
             table = try tableFile.load()
-            storedInterval = try ClosingIntervalFile(tablePath: settings.pins).load()
             hardware = try DoorHardware.claim(settings, clock: clock)
         } catch let e as StoreError {
             throw StartupError(description: e.description)
@@ -101,6 +100,23 @@ struct Daemon {
             hardware.releaseAll()
             throw StartupError(description: error.description)
         }
+        let intervalFile = ClosingIntervalFile(tablePath: settings.pins)
+        do {
+            storedInterval = try intervalFile.load()
+        } catch {
+            // The door must still open: the configured interval applies until `C=` saves anew.
+            log.warning("autoclose-unreadable", ["error": error.description,
+                                                 "effect": "auto-close-s (\(settings.autoCloseS) s) applies; the app's C= writes the file anew"])
+        }
+        let doorStateFile = DoorStateFile(tablePath: settings.pins)
+        var closeFailedKept = false
+        do {
+            closeFailedKept = try doorStateFile.load()
+        } catch {
+            closeFailedKept = true
+            log.warning("door-state-unreadable", ["error": error.description,
+                                                  "effect": "held as after a failed close: no automatic close until the door is seen closed"])
+        }
         let pulser = PulseDriver(line: hardware.relay, pulse: settings.timing.pulse, clock: clock, log: log)
         let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()
@@ -114,9 +130,13 @@ struct Daemon {
         if let storedInterval { timing.autoClose = storedInterval == 0 ? nil : .seconds(storedInterval) }
         let door = Door(timing: timing, sensing: settings.sensing, debounce: .milliseconds(settings.sensorDebounceMs),
                         closed: hardware.closedActive, open: hardware.openActive,
-                        autoCloseAnyOpening: settings.autoCloseAny, at: clock.now())
+                        autoCloseAnyOpening: settings.autoCloseAny, closeFailed: closeFailedKept, at: clock.now())
+        if door.closeFailed {
+            log.warning("close-failed-kept", ["why": "a close did not reach CLOSED before garaged last stopped",
+                                              "effect": "no automatic close until the door is seen closed"])
+        }
         let controller = Controller(table: table, door: door, store: tableFile, labels: labels, labelStore: labelsFile,
-                                    intervalStore: ClosingIntervalFile(tablePath: settings.pins))
+                                    intervalStore: intervalFile, doorStateStore: doorStateFile, keptCloseFailed: closeFailedKept)
         let keptFile = EventHistoryFile(path: settings.eventsPath)
         let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))

@@ -4,36 +4,53 @@ import DoorSystem
 /// The loop's side of the door: carrying out what the controller decided (the press first),
 /// reading the limit switches, and telling phones.
 extension DoorLoop {
-    /// Carries out an outcome: presses go to the relay thread first, then the warning and
-    /// the light switch, then the log, the history and the pushes to phones.
+    /// Carries out an outcome: presses go to the relay first, then the warning and the light
+    /// switch, then the log, the history and the pushes to phones. A warning output that went
+    /// on is confirmed to the door (its press waits a whole warning from then); one that could
+    /// not be switched on calls its press off.
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged") {
-        if !outcome.pressesStarted {
-            for case .press(let p) in outcome.door { press(p) }
-        }
-        tellRefusedPresses()
+        for permit in outcome.presses { press(permit) }
+        var warningFailed = false
         for event in outcome.door {
             switch event {
             case .press(let p):
-                if p == .autoClose || p == .close { log.info(p == .autoClose ? "auto-close" : "close-after-warning", ["press": p.rawValue]) }
+                // A press no request made just now: an auto-close, or a press its warning announced.
+                if outcome.replies.isEmpty {
+                    log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", ["press": p.reason.rawValue])
+                }
             case .warning(let on):
-                outputs.set(.warning, on, log: log)
-                if on { controller.warningShown(at: clock.now()) }
+                if outputs.set(.warning, on, log: log) {
+                    if on { controller.warningShown(at: clock.now()) }
+                } else if on {
+                    warningFailed = true
+                }
+            case .pressWarned(let p):
+                log.info("warning", ["press": p.rawValue, "after_s": String(controller.door.timing.warning?.secondsRoundedUp ?? 0)])
             case .light(let on):
-                outputs.set(.light, on, log: log)
+                _ = outputs.set(.light, on, log: log)
             case .moved(let position, let bySomeoneElse):
-                log.info("door", ["state": position.rawValue, "by": bySomeoneElse ? "someone else (remote, button, hand)" : "garaged"])
+                let fields = [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
+                if bySomeoneElse {
+                    logOncePerBurst(.info, "door", key: "door \(position.rawValue)", fields)
+                } else {
+                    log.info("door", fields)
+                }
             case .fault(let f):
-                log.warning("door-fault", ["fault": f.rawValue, "why": f.explanation])
+                logOncePerBurst(.warning, "door-fault", key: "fault \(f.rawValue)", [("fault", f.rawValue), ("why", f.explanation)])
             case .leftOpen(let d):
                 log.warning("left-open", ["minutes": String(d.nanoseconds / 60_000_000_000)])
-            case .closeCancelled(let why):
-                log.info("close-cancelled", ["why": why])
+            case .pressCancelled(let p, let why):
+                logOncePerBurst(.info, "press-cancelled", key: "cancelled \(p.rawValue)", [("press", p.rawValue), ("why", why)])
             case .holdEnded:
                 log.info("hold-ended", [:])
             }
         }
         record(outcome.records, summaryKey: summaryKey)
         pendingPushes += outcome.pushes
+        if warningFailed {
+            log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
+            carryOut(controller.warningFailed(at: clock.now(), wall: EventRecord.now()))
+        }
     }
 
     /// Tells every phone that enabled notifications what changed; after the replies of the
@@ -62,22 +79,13 @@ extension DoorLoop {
         ]))]
     }
 
-    /// Starts a press the door decided (called by the controller the moment it decides). It
-    /// cannot be refused, since the door decides no press before the last one was released;
-    /// if it is (a bug), the door is told once the current input is carried out, so it never
-    /// waits for a release that will not come.
-    func press(_ press: Door.Press) {
-        if !pulser.press(press) { refusedPresses.append(press) }
-    }
-
-    private func tellRefusedPresses() {
-        guard !refusedPresses.isEmpty else { return }
-        let refused = refusedPresses
-        refusedPresses.removeAll()
-        for p in refused {
-            log.error("press-refused", ["reason": p.rawValue, "why": "the relay thread was still pressing or stopping"])
-            carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now()))
-        }
+    /// Starts a press the door's gate allowed. It cannot be refused, since the door decides no
+    /// press before the last one was released; if it is (a bug), the door is told at once, so
+    /// it never waits for a release that will not come.
+    func press(_ permit: PressPermit) {
+        guard !pulser.press(permit) else { return }
+        log.error("press-refused", ["reason": permit.reason.rawValue, "why": "the relay thread was still pressing or stopping"])
+        carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now()))
     }
 
     /// A switch's descriptor polled readable: its edges go to the door, stamped as the kernel
@@ -103,13 +111,17 @@ struct DoorOutputs: Sendable {
         self.light = light
     }
 
-    func set(_ which: Which, _ on: Bool, log: Logger) {
-        guard let line = which == .warning ? warning : light else { return }
+    /// Switches an output; false when it could not be (said in the log). Nothing wired: true.
+    @discardableResult
+    func set(_ which: Which, _ on: Bool, log: Logger) -> Bool {
+        guard let line = which == .warning ? warning : light else { return true }
         do {
             try line.setActive(on)
             log.info(which.rawValue, ["output": on ? "on" : "off"])
+            return true
         } catch {
             log.error("\(which.rawValue)-failed", ["error": error.description])
+            return false
         }
     }
 

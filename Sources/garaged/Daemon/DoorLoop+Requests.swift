@@ -89,6 +89,13 @@ extension DoorLoop {
         log.info("request", fields)
     }
 
+    /// Logs a line anyone or anything can repeat at will (a chattering switch, a door moved by
+    /// hand again and again) once per burst of the same `key`; the count follows when it ends.
+    func logOncePerBurst(_ level: Logger.Level, _ event: String, key: String, _ fields: [(String, String)]) {
+        guard logBursts.note(key, LogLine(event: event, fields: fields), at: clock.now()) else { return }
+        log.log(level, event, fields)
+    }
+
     /// Adds a record to the history and the event file, and pushes it to log followers.
     func record(_ r: EventRecord) {
         history.append(r)

@@ -74,8 +74,6 @@ final class DoorLoop: @unchecked Sendable {
     var mqtt: MQTTChannel?
     /// systemd's view of garaged (readiness, status, watchdog); set before `start`.
     var notifier: ServiceNotifier?
-    /// Presses the relay thread refused (a bug if ever): the door is told after the input.
-    var refusedPresses: [Door.Press] = []
     /// The Bluetooth pairing agent, with `--ble-security paired` (set before `start`).
     var pairing: PairingAgent?
     /// Who last opened the door (a label, never a PIN), for Home Assistant.
@@ -106,8 +104,6 @@ final class DoorLoop: @unchecked Sendable {
         connectionLimit = limit < 0 || open < 0 ? DoorLoop.maxConnections
             : max(2, min(DoorLoop.maxConnections, Int(limit) - open - DoorLoop.reservedDescriptors))
         pulser.onRelease { [weak self] overran in self?.relayReleased(overran: overran) }
-        // Only ever called on the loop's thread, inside the controller's own calls.
-        self.controller.startPress = { [unowned self] p in self.press(p) }
     }
 
     func start() { worker.start { [self] in run() } }

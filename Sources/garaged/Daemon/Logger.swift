@@ -20,11 +20,15 @@ struct Logger: Sendable {
         sink = LogSink()
     }
 
+    /// How much a line matters.
+    enum Level: String, Sendable { case info = "INFO", warning = "WARN", error = "ERROR" }
+
     func info(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("INFO", event, fields) }
     func warning(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("WARN", event, fields) }
     func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("ERROR", event, fields) }
     /// For lines whose fields are assembled as they go.
     func info(_ event: String, _ fields: [(String, String)]) { emit("INFO", event, fields) }
+    func log(_ level: Level, _ event: String, _ fields: [(String, String)]) { emit(level.rawValue, event, fields) }
 
     /// Waits (up to `timeout`) until every queued line is written: for exit paths.
     func flush(timeout: Duration = .milliseconds(300)) { sink.flush(timeout: timeout) }

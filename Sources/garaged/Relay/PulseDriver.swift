@@ -8,7 +8,8 @@ import Glibc
 /// Performs button presses on the relay from a thread of its own, so nothing else the daemon
 /// does (a slow disk on a table save, a flood of requests) can stretch a press. It sleeps until
 /// the absolute end of the press on CLOCK_MONOTONIC, and it never keeps the relay energised
-/// longer than one pulse: a press asked for while one is under way is refused.
+/// longer than one pulse: a press asked for while one is under way is refused. It presses only
+/// for a `PressPermit` from the door's gate, and never twice for the same one.
 ///
 /// A guard thread watches every press: should the relay still be energised `guardMargin` after
 /// the press was due to end (the relay thread held up), the guard releases it. Any press that
@@ -16,7 +17,7 @@ import Glibc
 final class PulseDriver: @unchecked Sendable {
     /// A press the caller started: the line set active (or the set's failure) and when.
     private struct Started {
-        var reason: Door.Press
+        var permit: PressPermit
         var start: Instant
         var failure: RelayError?
     }
@@ -26,6 +27,8 @@ final class PulseDriver: @unchecked Sendable {
         var pressing = false
         /// Set by `shutdown`: no press starts from then on.
         var stopping = false
+        /// The number of the last permit pressed: a permit not above it is a replay.
+        var lastPermit: UInt64 = 0
         /// While the relay is energised: when the guard must release it.
         var guardDeadline: Instant?
         var overran = false
@@ -67,16 +70,19 @@ final class PulseDriver: @unchecked Sendable {
     /// Starts one press on the caller's thread and returns at once: the line goes active here,
     /// with nothing between the decision and the relay, and the relay thread (real-time
     /// priority) times the release from the moment the set returned. False if a press is
-    /// already under way or the driver is stopping.
+    /// already under way, the driver is stopping, or the permit was used before.
     @discardableResult
-    func press(_ reason: Door.Press) -> Bool {
-        let accepted = state.withLock { s -> Bool in
-            guard !s.stopping, !s.pressing, s.pending == nil else { return false }
+    func press(_ permit: PressPermit) -> Bool {
+        let refusal = state.withLock { s -> String? in
+            if s.stopping { return "garaged is stopping" }
+            if s.pressing || s.pending != nil { return "a press is already under way" }
+            if permit.number <= s.lastPermit { return "permit \(permit.number) was already pressed (a replay)" }
             s.pressing = true  // the relay thread leaves the line alone until `pending` is set
-            return true
+            s.lastPermit = permit.number
+            return nil
         }
-        guard accepted else {
-            log.warning("press-refused", ["reason": reason.rawValue, "why": "a press is already under way"])
+        if let refusal {
+            log.warning("press-refused", ["reason": permit.reason.rawValue, "why": refusal])
             return false
         }
         let failure = lineLock.withLock { _ -> RelayError? in
@@ -87,7 +93,7 @@ final class PulseDriver: @unchecked Sendable {
         // when setting it is slow (a busy GPIO controller, an emulated CPU).
         let start = clock.now()
         state.withLock {
-            $0.pending = Started(reason: reason, start: start, failure: failure)
+            $0.pending = Started(permit: permit, start: start, failure: failure)
             if failure == nil { $0.guardDeadline = start + pulse + PulseDriver.guardMargin }
         }
         relay.wake.signal()
@@ -151,7 +157,7 @@ final class PulseDriver: @unchecked Sendable {
 
     /// Holds a started press until its end and releases it.
     private func pressOnce(_ started: Started, fds: inout [pollfd]) {
-        let reason = started.reason
+        let reason = started.permit.reason
         if let failure = started.failure {
             log.error("press-failed", ["reason": reason.rawValue, "error": failure.description])
             release()

@@ -89,7 +89,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             default: outcome = controller.handle(Array(line), from: remote, at: now)
             }
             for reply in outcome.replies + outcome.pushes { precondition(reply.bytes.count <= Reply.maxRecordLength) }
-            for press in outcome.presses {
+            // As the daemon does: a warning output that went on is confirmed at once.
+            if outcome.door.contains(.warning(on: true)) { controller.warningShown(at: now) }
+            for press in outcome.presses.map(\.reason) {
                 let door = controller.door
                 if press == .open { precondition(!(door.isActive(.open) == true && door.isActive(.closed) != true)) }
                 else { precondition(!(door.isActive(.closed) == true && door.isActive(.open) != true)) }

@@ -1,0 +1,125 @@
+/// The one gate every press passes: a request from any channel (the socket, Bluetooth, MQTT,
+/// and whatever comes next), a warned press falling due, an auto-close. It decides with the
+/// rules of a one-button opener, where any press from anywhere but CLOSED may close the door
+/// (a stopped door goes the other way, some openers reverse while opening), so the rules are
+/// the door's invariants (docs/threat-model.md):
+///
+/// 1. no press while the last one is still pressing;
+/// 2. no press for a request older than `Door.maxRequestAge`;
+/// 3. no press while the switches contradict each other (both ends at once);
+/// 4. no press toward the end the door is at, sensed or believed; a STOP only while it moves,
+///    an open or close only while it rests;
+/// 5. no automatic press after a close that failed, until the door is seen closed (the fault
+///    outlives a restart);
+/// 6. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
+///    as the daemon confirmed it, for the whole warning time.
+///
+/// Only this file can make a `PressPermit`, and `startPress` and the relay take nothing else,
+/// so a press cannot be decided around it.
+extension Door {
+    /// What the gate says of a press: make it (with its permit), warn first, or not at all.
+    public enum Verdict: Equatable, Sendable {
+        case press(PressPermit)
+        case warnFirst
+        case refuse(PressRefusal)
+    }
+
+    /// The longest a request may wait between arriving and being judged: a stalled loop, a slow
+    /// SD card or a stopped process must never move the door late, when whoever asked has given
+    /// up (`garage-pins` waits 5 s) and would not expect it to move.
+    public static let maxRequestAge: Duration = .seconds(2)
+
+    /// True for a request that waited longer than `maxRequestAge` (nil: no request, a timer).
+    public static func isStale(_ age: Duration?) -> Bool { age.map { $0 > maxRequestAge } ?? false }
+
+    /// Decides a press of `reason` now. `automatic` for presses nobody asked for at that moment
+    /// (auto-close); `age` is how long the request behind it waited (nil for a timer). A press
+    /// it allows is counted, and its permit is what `startPress` and the relay take.
+    mutating func gate(_ reason: Press, automatic: Bool, age: Duration?, at now: Instant) -> Verdict {
+        if let refusal = refusal(reason, automatic: automatic, age: age, at: now) { return .refuse(refusal) }
+        if needsWarning(at: now) { return .warnFirst }
+        permitsIssued += 1
+        return .press(PressPermit(reason: reason, number: permitsIssued))
+    }
+
+    /// Rules 1 to 5: why no press of `reason` may be made now, nil when one may.
+    func refusal(_ reason: Press, automatic: Bool, age: Duration?, at now: Instant) -> PressRefusal? {
+        if pressing { return .relayBusy }
+        if Door.isStale(age) { return .stale }
+        let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
+        if closedSensed && openSensed { return .sensorsContradict }
+        switch reason {
+        case .stop:
+            if closedSensed || openSensed || !(position == .opening || position == .closing) { return .notMoving }
+        case .open:
+            if openSensed || position == .open { return .alreadyThere(.open) }
+            if position == .opening || position == .closing { return .moving }
+        case .close, .autoClose:
+            if closedSensed || position == .closed { return .alreadyThere(.closed) }
+            if position == .opening || position == .closing { return .moving }
+        }
+        if automatic && closeFailed { return .closeFailed }
+        return nil
+    }
+
+    /// Rule 6: true while a press would need the warning first (a wired warning, a door not
+    /// CLOSED, and the warning not yet on, as confirmed, for its whole time).
+    func needsWarning(at now: Instant) -> Bool {
+        guard let warning = timing.warning, position != .closed else { return false }
+        guard warningOn, let since = warningSince else { return true }
+        return now < since + warning
+    }
+}
+
+/// The only thing that presses the button: issued by the door's gate for one press, numbered
+/// so the relay can refuse one it has already carried out (a replay).
+public struct PressPermit: Equatable, Sendable, CustomStringConvertible {
+    public let reason: Door.Press
+    /// 1 for the first press this door decided, then counting up.
+    public let number: UInt64
+
+    fileprivate init(reason: Door.Press, number: UInt64) {
+        self.reason = reason
+        self.number = number
+    }
+
+    public var description: String { "\(reason.rawValue) #\(number)" }
+}
+
+/// Why the gate refused a press: what a request is answered, and in words for the log.
+public enum PressRefusal: Equatable, Sendable {
+    case relayBusy
+    case stale
+    case sensorsContradict
+    /// The door is at that end already (sensed, inferred or believed).
+    case alreadyThere(DoorPosition)
+    /// An open or close while the door moves.
+    case moving
+    /// A STOP for a door at rest.
+    case notMoving
+    /// An automatic press after a close that failed, before the door was seen closed.
+    case closeFailed
+
+    /// The answer to a request the gate refused: a request for where the door already is (or,
+    /// for a STOP, a door already at rest) is a harmless OK; the rest are errors.
+    public var reply: Reply {
+        switch self {
+        case .relayBusy, .moving: return .error(.busy)
+        case .stale: return .error(.stale)
+        case .sensorsContradict, .closeFailed: return .error(.fault)
+        case .alreadyThere, .notMoving: return .ok
+        }
+    }
+
+    public var why: String {
+        switch self {
+        case .relayBusy: return "the relay is still pressing"
+        case .stale: return "the request waited longer than \(Door.maxRequestAge.secondsRoundedUp) s"
+        case .sensorsContradict: return "both position switches report their end at once"
+        case .alreadyThere(let p): return "the door is \(p.rawValue) already"
+        case .moving: return "the door is moving"
+        case .notMoving: return "the door is not moving"
+        case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
+        }
+    }
+}
