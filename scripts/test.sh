@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs what is missing and runs every test: DoorCore unit tests and the integration tests
-# that drive the real garaged binary on the simulated line through its socket.
+# Installs what is missing and runs every test: DoorCore unit tests, the integration tests
+# that drive the real garaged binary on the simulated line through its socket, and the
+# property tests of the door's invariants (property/, a package of its own).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/deps.sh
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | { grep -v '^\[' || true; }
 swift test --skip-build "$@"
+if [ $# -eq 0 ]; then
+    echo "== the door's invariants, property-based (property/)"
+    swift build --package-path property --build-tests -Xswiftc -warnings-as-errors 2>&1 | { grep -v '^\[' || true; }
+    swift test --package-path property --skip-build
+fi

@@ -1,0 +1,109 @@
+import DoorCore
+import PropertyBased
+
+/// One garage as a test case sets it up: which switches, a warning or not, the debounce, the
+/// travel time garaged is told and the one the opener really takes, auto-close, bounce, and
+/// where the door starts.
+struct Garage: Sendable, CustomStringConvertible {
+    var sensing: DoorSensing
+    var warning: Bool
+    var debounceMs: Int
+    var travelS: Int
+    var realTravelS: Int
+    var autoCloseS: Int?
+    var autoCloseAny: Bool
+    var bounce: Bool
+    /// 0 closed, 1 open, between: stopped halfway.
+    var start: Double
+
+    static let warningS = 5
+    static let pulseMs = 300
+
+    var timing: DoorTiming {
+        DoorTiming(pulse: .milliseconds(Garage.pulseMs), travel: .seconds(travelS), autoClose: autoCloseS.map { .seconds($0) },
+                   warning: warning ? .seconds(Garage.warningS) : nil)
+    }
+
+    var description: String {
+        "Garage(switches: \(sensing.description), warning: \(warning), debounce \(debounceMs) ms, travel \(travelS) s (really \(realTravelS) s), auto-close \(autoCloseS.map { "\($0) s" } ?? "off")\(autoCloseAny ? "" : " (own openings)"), bounce: \(bounce), start at \(start))"
+    }
+}
+
+/// One thing that happens at the garage, on any channel.
+enum Step: Sendable, CustomStringConvertible {
+    enum Channel: Sendable, CaseIterable { case bluetooth, localUser, owner }
+    enum Who: Sendable, CaseIterable { case master, guest, stranger }
+    enum Ask: String, Sendable, CaseIterable {
+        case open = "O=1", close = "O=0", holdOn = "H=1", holdOff = "H=0", status = "S"
+    }
+
+    /// A request over Bluetooth or the local socket, with a PIN.
+    case ask(Channel, Who, Ask)
+    /// A command from Home Assistant.
+    case mqtt(Controller.ChannelCommand)
+    /// Time passes, in ms.
+    case wait(Int)
+    /// Someone presses the opener's own remote (no request of garaged's).
+    case remote
+    /// Something in the doorway: the next close reverses halfway.
+    case obstacle
+    /// The daemon stalls this many ms (a stopped process, a slow SD card); a request arrives
+    /// in the middle and is judged when it wakes.
+    case stall(Int, Controller.ChannelCommand)
+    /// garaged restarts (an upgrade, a crash): only the table and the kept files survive.
+    case restart
+    /// The next time the warning output is switched on, it fails.
+    case warningFails
+    /// A switch sticks on (a wiring fault), or comes free again.
+    case stick(DoorSwitch)
+    /// One channel floods the door with a stored PIN: `O=0`, `O=1`, `H=1`, `H=0` over and over,
+    /// this many, 10 ms apart.
+    case flood(Channel, Int)
+
+    var description: String {
+        switch self {
+        case .ask(let c, let w, let a): return "ask(\(c), \(w), \(a.rawValue))"
+        case .mqtt(let c): return "mqtt(\(c.rawValue))"
+        case .wait(let ms): return "wait(\(ms) ms)"
+        case .remote: return "remote"
+        case .obstacle: return "obstacle"
+        case .stall(let ms, let c): return "stall(\(ms) ms, mqtt \(c.rawValue))"
+        case .restart: return "restart"
+        case .warningFails: return "warningFails"
+        case .stick(let s): return "stick(\(s))"
+        case .flood(let c, let n): return "flood(\(c), \(n))"
+        }
+    }
+}
+
+/// The generators: a garage, and a sequence of steps across every channel. Each is built from
+/// plain integers so that shrinking a failure shrinks toward short, simple cases.
+enum Scenarios {
+    static let garage = zip(Gen.int(in: 0...3), Gen.bool, Gen.int(in: 0...2), Gen.int(in: 0...2), Gen.int(in: 0...3),
+                            Gen.int(in: 0...2)).map { s, warning, debounce, travel, auto, start -> Garage in
+        let sensing = [DoorSensing.none, DoorSensing(closedSwitch: true), DoorSensing(openSwitch: true),
+                       DoorSensing(closedSwitch: true, openSwitch: true)][s]
+        return Garage(sensing: sensing, warning: warning, debounceMs: [0, 50, 100][debounce], travelS: [8, 10, 12][travel],
+                      realTravelS: [6, 10, 14][(travel + auto) % 3], autoCloseS: [nil, 5, 30, 30][auto], autoCloseAny: auto != 3,
+                      bounce: (s + travel + start) % 2 == 0, start: [0, 1, 0.5][start])
+    }
+
+    static let step = zip(Gen.int(in: 0...99), Gen.int(in: 0...999)).map { kind, n -> Step in
+        switch kind {
+        case 0..<30:
+            return .ask(Step.Channel.allCases[n % 3], Step.Who.allCases[(n / 3) % 3], Step.Ask.allCases[(n / 9) % 5])
+        case 30..<42: return .mqtt(Controller.ChannelCommand.allCases[n % 3])
+        case 42..<68: return .wait(100 + n * 20)
+        case 68..<72: return .remote
+        case 72..<75: return .obstacle
+        case 75..<79: return .stall(500 + n * 5, Controller.ChannelCommand.allCases[n % 3])
+        case 79..<82: return .restart
+        case 82..<85: return .warningFails
+        case 85..<88: return .stick(n % 2 == 0 ? .closed : .open)
+        case 88..<91: return .flood(Step.Channel.allCases[n % 3], 10 + n / 10)
+        default: return .wait(30_000 + n * 60)
+        }
+    }
+
+    static let steps = step.array(of: 1...120)
+}

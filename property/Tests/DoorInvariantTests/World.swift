@@ -1,0 +1,326 @@
+import DoorCore
+
+/// The door's controller driven as the daemon drives it (presses to a relay that releases
+/// after its pulse, the warning output confirmed or failing, switch edges stamped as the
+/// kernel stamps them, stalls, restarts), wired to a simulated opener, with every press
+/// checked against the door's invariants (docs/threat-model.md) as it is made.
+final class World {
+    let garage: Garage
+    private(set) var now = Instant(nanoseconds: 1_000_000_000)
+    private var opener: Opener
+    private var controller: Controller
+    private let table: PinTable
+    private let kept = KeptDoorState()
+
+    /// What the kernel last delivered of each switch, and since when.
+    private var raw: [DoorSwitch: (level: Bool, since: Instant)] = [:]
+    /// Edges read off the lines but not yet handed to the door (bounce, a stalled loop).
+    private var edges: [(at: Instant, which: DoorSwitch, level: Bool)] = []
+    /// While a press is under way: when the relay releases it.
+    private var relayEnd: Instant?
+    /// The release happened but the door has not been told yet (a stalled loop).
+    private var releaseUntold = false
+    /// The warning output as the garage sees it: on since when, nil when off.
+    private var warningSince: Instant?
+    private var warningFailsNext = false
+
+    // What the invariants remember between presses.
+    private var judgingStaleRequest = false
+    private var closeFailedUnresolved = false
+    private var quietSinceStart = true
+    private var movedSinceStop = true
+    private var warnedBy: [String: [Instant]] = [:]
+
+    /// Every broken invariant, with when.
+    private(set) var violations: [String] = []
+    /// Presses made, by reason.
+    private(set) var presses: [Door.Press] = []
+
+    init(_ garage: Garage) {
+        self.garage = garage
+        opener = Opener(place: garage.start, travel: .seconds(garage.realTravelS))
+        var t = try! PinTable(master: PIN("12345")!, capacity: 4)
+        _ = try! t.add(PIN("guest")!)
+        table = t
+        controller = Controller(table: t, door: Door(timing: garage.timing), store: NoStore())
+        for s in DoorSwitch.allCases { raw[s] = (opener.reads(s), now) }
+        controller = makeController()
+    }
+
+    private func makeController() -> Controller {
+        let door = Door(timing: garage.timing, sensing: garage.sensing, debounce: .milliseconds(garage.debounceMs),
+                        closed: raw[.closed]!.level, open: raw[.open]!.level, autoCloseAnyOpening: garage.autoCloseAny,
+                        closeFailed: kept.closeFailed, at: now)
+        if door.position == .closed { closeFailedUnresolved = false }
+        return Controller(table: table, door: door, store: NoStore(), doorStateStore: kept, keptCloseFailed: kept.closeFailed)
+    }
+
+    // MARK: - Steps
+
+    func perform(_ step: Step) {
+        switch step {
+        case .ask(let channel, let who, let ask):
+            let pin = who == .master ? "12345" : who == .guest ? "guest" : "wrong"
+            let source: RequestSource
+            switch channel {
+            case .bluetooth: source = RequestSource("bluetooth 00:11:22:33:44:55", channel: .remote)
+            case .localUser: source = RequestSource("local uid=1000", channel: .local, isLocal: true)
+            case .owner: source = RequestSource("local uid=0", channel: nil, isLocal: true)
+            }
+            request(source) { c, now in c.handle(Array((pin + ask.rawValue).utf8), from: source, at: now, age: .milliseconds(3)) }
+        case .mqtt(let command):
+            let mqtt = RequestSource("mqtt", channel: nil)
+            request(mqtt) { c, now in c.command(command, from: mqtt, at: now, age: .milliseconds(1)) }
+        case .wait(let ms):
+            run(for: .milliseconds(ms))
+        case .remote:
+            opener.press()
+            quietSinceStart = false
+        case .obstacle:
+            opener.obstacle = true
+        case .stall(let ms, let command):
+            let arrives = now + .milliseconds(ms / 2)
+            stall(for: .milliseconds(ms))
+            let mqtt = RequestSource("mqtt", channel: nil)
+            let age = now - arrives
+            judgingStaleRequest = Door.isStale(age)
+            request(mqtt) { c, now in c.command(command, from: mqtt, at: now, age: age) }
+            judgingStaleRequest = false
+        case .restart:
+            // The kernel releases the lines of a process that ends: a press is cut, the
+            // warning goes dark; what was queued is lost with the process.
+            relayEnd = nil
+            releaseUntold = false
+            warningSince = nil
+            edges.removeAll()
+            controller = makeController()
+            quietSinceStart = true
+            movedSinceStop = true
+            // Each channel's allowance of warnings starts again with the daemon.
+            warnedBy.removeAll()
+            feed { $0.tick(at: now) }
+        case .warningFails:
+            warningFailsNext = true
+        case .flood(let channel, let count):
+            let asks: [Step.Ask] = [.close, .open, .holdOn, .holdOff]
+            for i in 0..<count {
+                perform(.ask(channel, .guest, asks[i % asks.count]))
+                run(for: .milliseconds(10))
+            }
+        case .stick(let which):
+            if opener.stuck.contains(which) { opener.stuck.remove(which) } else { opener.stuck.insert(which) }
+            lineChanged(which, at: now)
+            run(for: .zero)
+        }
+    }
+
+    /// A request, judged after the loop's own turn has brought the door up to now (so what the
+    /// outcome holds is the request's doing).
+    private func request(_ source: RequestSource, _ judge: (inout Controller, Instant) -> Controller.Outcome) {
+        run(for: .zero)
+        let now = self.now
+        quietSinceStart = false
+        let outcome = feed { judge(&$0, now) }
+        let warned = outcome.door.contains { if case .pressWarned = $0 { return true } else { return false } }
+        if warned {
+            let key = source.summaryKey
+            let recent = (warnedBy[key] ?? []).filter { now - $0 < .seconds(60) } + [now]
+            warnedBy[key] = recent
+            // 3 at once, then one every 20 s: no more than 6 in any minute.
+            if recent.count > 6 { violate("\(key) started the warning \(recent.count) times within a minute") }
+        }
+        if judgingStaleRequest, !outcome.presses.isEmpty { violate("a stale request pressed") }
+    }
+
+    // MARK: - Time
+
+    /// Time passes with the daemon awake: the opener moves, the relay releases, switch edges
+    /// reach the door, its timers fire.
+    func run(for d: Duration) {
+        let target = now + d
+        var turns = 0
+        while true {
+            turns += 1
+            if turns > 100_000 { violate("the door's timers did not settle"); return }
+            var next = target
+            for candidate in [opener.nextChange.map { now + $0 }, relayEnd, controller.door.nextDeadline, edges.first?.at] {
+                if let c = candidate, c < next { next = c }
+            }
+            if next < now { next = now }
+            move(to: next)
+            var did = false
+            if let end = relayEnd, end <= now {
+                relayEnd = nil
+                releaseUntold = true
+            }
+            if releaseUntold {
+                releaseUntold = false
+                let now = self.now
+                feed { $0.relayReleased(at: now) }
+                did = true
+            }
+            while let e = edges.first, e.at <= now {
+                edges.removeFirst()
+                deliver(e)
+                did = true
+            }
+            if let due = controller.door.nextDeadline, due <= now {
+                let now = self.now
+                feed { $0.tick(at: now) }
+                did = true
+            }
+            if !did && now >= target { return }
+        }
+    }
+
+    /// The daemon stops for `d`: the garage goes on (the door moves, the relay thread releases
+    /// its press, the lines change), and the loop hears of it all only when it wakes.
+    private func stall(for d: Duration) {
+        let target = now + d
+        while now < target {
+            var next = target
+            let from = now
+            for candidate in [opener.nextChange.map { from + $0 }, relayEnd] { if let c = candidate, c < next { next = c } }
+            move(to: next)
+            if let end = relayEnd, end <= now {
+                relayEnd = nil
+                releaseUntold = true
+            }
+        }
+        let woke = now
+        if releaseUntold {
+            releaseUntold = false
+            feed { $0.relayReleased(at: woke) }
+        }
+        while let e = edges.first {
+            edges.removeFirst()
+            deliver(e)
+        }
+        feed { $0.tick(at: woke) }
+    }
+
+    /// Moves the opener on to `t`, turning the changes of its lines into edges.
+    private func move(to t: Instant) {
+        guard t > now else { return }
+        let before = DoorSwitch.allCases.map(opener.reads)
+        opener.advance(by: t - now)
+        now = t
+        for (i, s) in DoorSwitch.allCases.enumerated() where opener.reads(s) != before[i] { lineChanged(s, at: now) }
+    }
+
+    /// A line changed: its edge, after a few bounces when the garage's contacts bounce.
+    private func lineChanged(_ which: DoorSwitch, at t: Instant) {
+        let level = opener.reads(which)
+        if garage.bounce {
+            edges.append((t, which, level))
+            edges.append((t + .milliseconds(2), which, !level))
+            edges.append((t + .milliseconds(7), which, level))
+        } else {
+            edges.append((t, which, level))
+        }
+        edges.sort { $0.at < $1.at }
+    }
+
+    private func deliver(_ e: (at: Instant, which: DoorSwitch, level: Bool)) {
+        if raw[e.which]!.level != e.level { raw[e.which] = (e.level, e.at) }
+        let watched = e.which == .closed ? garage.sensing.closedSwitch : garage.sensing.openSwitch
+        guard watched else { return }
+        feed { $0.sensor(e.which, active: e.level, at: e.at) }
+    }
+
+    // MARK: - Carrying out, and the invariants
+
+    /// One input to the controller, its outcome carried out; returns the outcome.
+    @discardableResult
+    private func feed(_ input: (inout Controller) -> Controller.Outcome) -> Controller.Outcome {
+        let before = controller.door.position
+        let outcome = input(&controller)
+        carryOut(outcome, from: before)
+        return outcome
+    }
+
+    /// Carries out an outcome as the daemon's loop does, checking each press as it is made
+    /// against where the door was at that moment (`position`, moved on by the outcome's events).
+    private func carryOut(_ outcome: Controller.Outcome, from before: DoorPosition) {
+        var position = before
+        var failed = false
+        for (i, event) in outcome.door.enumerated() {
+            switch event {
+            case .moved(let p, _):
+                position = p
+                if p == .closed { closeFailedUnresolved = false }
+                if p == .opening || p == .closing { movedSinceStop = true }
+                quietSinceStart = false
+            case .fault(.didNotClose):
+                closeFailedUnresolved = true
+            case .press(let permit):
+                check(permit.reason, from: position)
+                presses.append(permit.reason)
+                // A door pressed while it moved is STOPPED, whatever its switches said: a second
+                // STOP finds it at rest and presses nothing.
+                if permit.reason == .stop, i + 1 >= outcome.door.count || outcome.door[i + 1] != .moved(.stopped, bySomeoneElse: false) {
+                    violate("a STOP press did not leave the door STOPPED")
+                }
+                relayEnd = now + .milliseconds(Garage.pulseMs)
+                opener.press()
+            case .warning(let on):
+                if on && warningFailsNext {
+                    warningFailsNext = false
+                    failed = true
+                } else if on {
+                    warningSince = now
+                    controller.warningShown(at: now)
+                } else {
+                    warningSince = nil
+                }
+            default:
+                break
+            }
+        }
+        if failed { feed { $0.warningFailed(at: now) } }
+    }
+
+    /// The door's invariants, for one press of `reason` made with the door at `position`.
+    private func check(_ reason: Door.Press, from position: DoorPosition) {
+        if relayEnd != nil || releaseUntold { violate("\(reason) pressed while the relay was still pressing") }
+        let settled = Duration.milliseconds(garage.debounceMs)
+        func sensed(_ s: DoorSwitch) -> Bool {
+            let watched = s == .closed ? garage.sensing.closedSwitch : garage.sensing.openSwitch
+            guard watched, let r = raw[s], r.level else { return false }
+            return now - r.since >= settled
+        }
+        if sensed(.closed) && sensed(.open) { violate("\(reason) pressed while both switches read their end") }
+        switch reason {
+        case .open:
+            if sensed(.open) || position == .open { violate("open pressed toward where the door is (\(position))") }
+        case .close, .autoClose:
+            if sensed(.closed) || position == .closed { violate("\(reason) pressed toward where the door is (\(position))") }
+        case .stop:
+            if !movedSinceStop { violate("a second STOP press without the door moving in between") }
+            movedSinceStop = false
+        }
+        if garage.warning && position != .closed {
+            let warned = warningSince.map { now - $0 } ?? .zero
+            if warned < .seconds(Garage.warningS) {
+                violate("\(reason) pressed from \(position) after \(warned) of warning (needs \(Garage.warningS) s)")
+            }
+        }
+        if reason == .autoClose && closeFailedUnresolved { violate("auto-close pressed after a close that failed") }
+        if quietSinceStart { violate("\(reason) pressed at start, before anything happened") }
+    }
+
+    private func violate(_ what: String) {
+        violations.append("at \(Double((now.nanoseconds - 1_000_000_000) / 1_000_000) / 1000) s: \(what)")
+    }
+}
+
+/// The table store of a test that never changes the table.
+struct NoStore: PinTableSaving {
+    func save(_ table: PinTable) throws(StoreError) {}
+}
+
+/// The kept failed close: what a restart finds.
+final class KeptDoorState: DoorStateSaving, @unchecked Sendable {
+    var closeFailed = false
+    func save(closeFailed: Bool, at time: Int64) throws(StoreError) { self.closeFailed = closeFailed }
+}
