@@ -4,6 +4,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,8 @@ typedef struct node {
 struct cmqtt {
     struct mosquitto *mosq;
     node *head, *tail;
+    /// CLOCK_REALTIME ns of the newest data queued when the current read began (0: unknown).
+    long long read_stamp;
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -37,7 +42,9 @@ static void push(cmqtt *c, cmqtt_event e) {
 }
 
 static void on_connect(struct mosquitto *m, void *obj, int rc) {
-    (void)m;
+    // Each connection is a new socket: the kernel stamps what arrives on it from now on.
+    int fd = mosquitto_socket(m), on = 1;
+    if (fd >= 0) (void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
     push(obj, (cmqtt_event){ .kind = CMQTT_CONNECTED, .code = rc });
 }
 
@@ -48,7 +55,8 @@ static void on_disconnect(struct mosquitto *m, void *obj, int rc) {
 
 static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_message *msg) {
     (void)m;
-    cmqtt_event e = { .kind = CMQTT_MESSAGE, .retain = msg->retain, .length = msg->payloadlen };
+    cmqtt *c = obj;
+    cmqtt_event e = { .kind = CMQTT_MESSAGE, .retain = msg->retain, .length = msg->payloadlen, .stamp = c->read_stamp };
     e.topic = strdup(msg->topic ? msg->topic : "");
     e.payload = malloc(msg->payloadlen > 0 ? (size_t)msg->payloadlen : 1);
     if (e.topic == NULL || e.payload == NULL) {
@@ -104,7 +112,39 @@ int cmqtt_connect(cmqtt *c, const char *host, int port, int keepalive) {
 int cmqtt_reconnect(cmqtt *c) { return mosquitto_reconnect_async(c->mosq); }
 int cmqtt_socket(cmqtt *c) { return mosquitto_socket(c->mosq); }
 int cmqtt_want_write(cmqtt *c) { return mosquitto_want_write(c->mosq) ? 1 : 0; }
-int cmqtt_read(cmqtt *c) { return mosquitto_loop_read(c->mosq, 1); }
+// The kernel stamps each TCP segment as it arrives (SO_TIMESTAMPNS); peeking one byte reports
+// the stamp of the buffer at the head of the queue. TCP merges segments that wait unread into
+// one buffer stamped with the newest, so this is when the newest queued data arrived: a lower
+// bound on how long the oldest has waited (the caller bounds it from above).
+static void take_stamp(cmqtt *c) {
+    c->read_stamp = 0;
+    int fd = mosquitto_socket(c->mosq);
+    if (fd < 0) return;
+    char byte;
+    char control[CMSG_SPACE(sizeof(struct timespec))];
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
+    if (recvmsg(fd, &m, MSG_PEEK | MSG_DONTWAIT) <= 0) return;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL; h = CMSG_NXTHDR(&m, h)) {
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(h), sizeof(ts));
+            c->read_stamp = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+        }
+    }
+}
+
+int cmqtt_read(cmqtt *c) {
+    take_stamp(c);
+    return mosquitto_loop_read(c->mosq, 1);
+}
+
+int cmqtt_unread(cmqtt *c) {
+    int fd = mosquitto_socket(c->mosq), n = 0;
+    if (fd < 0) return 0;
+    if (ioctl(fd, FIONREAD, &n) != 0) return 1;
+    return n > 0 ? 1 : 0;
+}
 int cmqtt_write(cmqtt *c) { return mosquitto_loop_write(c->mosq, 1); }
 int cmqtt_misc(cmqtt *c) { return mosquitto_loop_misc(c->mosq); }
 

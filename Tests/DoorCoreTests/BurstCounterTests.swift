@@ -61,6 +61,11 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(r(0, .add, "ERR DUP").importance, .attempt)
         for kind in [EventRecord.Kind.start, .stop, .autoClose, .unlock] { XCTAssertEqual(r(0, kind).importance, .kept) }
         for kind in [EventRecord.Kind.wrongPIN, .lockout, .stale] { XCTAssertEqual(r(0, kind).importance, .attempt) }
+        // What any stored PIN or a chattering switch can repeat at will (B4, W8).
+        XCTAssertEqual(r(0, .hold, "OK: 1 min").importance, .attempt)
+        for kind in [EventRecord.Kind.warning, .fault, .leftOpen, .door, .light] {
+            XCTAssertEqual(r(0, kind, "OK").importance, .attempt, "\(kind)")
+        }
 
         var log = EventLog(kept: EventHistory(maxBytesPerFile: 600), attempts: EventHistory(maxBytesPerFile: 600))
         log.append(r(10, .open, "pressed"))

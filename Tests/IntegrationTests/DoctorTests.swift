@@ -8,15 +8,6 @@ import Glibc
 /// stop the daemon, and nothing changed by looking. (Its GPIO checks on a real chip run in the
 /// kernel: system-test/scenarios/50-second-daemon-busy.sh.)
 final class DoctorTests: GaragedTestCase {
-    /// Runs the doctor with the test's files and `extra` settings.
-    private func doctor(_ extra: [String], pins: String? = nil, socket: String? = nil, relay: String? = nil) throws -> CommandResult {
-        let child = try spawn(try Binaries.path(of: "garaged"),
-                              ["doctor", "--pins", pins ?? pinsPath, "--socket", socket ?? socketPath,
-                               "--relay", relay ?? "sim:\(tracePath)", "--no-ble"] + extra, name: "doctor")
-        guard let end = child.waitForExit(timeout: .seconds(15)) else { throw HarnessError("garaged doctor did not finish within 15 s") }
-        return CommandResult(termination: end, stdout: child.stdout, stderr: child.stderr)
-    }
-
     private func lines(_ out: String, _ level: String, _ subject: String) -> [String] {
         out.split(separator: "\n").map(String.init).filter { $0.hasPrefix(level) && $0.contains(" \(subject): ") }
     }

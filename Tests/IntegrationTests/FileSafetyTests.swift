@@ -40,12 +40,21 @@ final class FileSafetyTests: GaragedTestCase {
         unlink(tracePath)
         unlink(pinsPath + ".events")
         XCTAssertEqual(symlink(target, pinsPath + ".events"), 0)
-        let daemon = try startDaemon()
-        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
-        waitUntil("the history refusing the link", timeout: .seconds(3)) {
-            daemon.log.contains("event-write-failed") && daemon.log.contains("symbolic link")
-        }
+        try assertRefused(naming: ["--events: \(pinsPath).events is a symbolic link"])
         XCTAssertEqual(readText(target), "precious\n", "nothing was written through a link")
+    }
+
+    /// W10: a FIFO given as the history passed the doctor, and then no history was written.
+    /// It stops garaged at start now, and the doctor fails it, naming the file.
+    func testAFIFOAsTheHistoryIsRefusedAtStartAndByTheDoctor() throws {
+        try initTable()
+        let fifo = dir + "/events.fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        try assertRefused(["--events", fifo], naming: ["--events: \(fifo) is a FIFO, not a regular file"])
+        let r = try doctor(["--events", fifo])
+        XCTAssertEqual(r.termination, .exited(1))
+        XCTAssertTrue(r.stdout.split(separator: "\n").contains { $0.hasPrefix("FAIL") && $0.contains(" events: \(fifo) is a FIFO") },
+                      r.stdout)
     }
 
     /// A FIFO given as the table blocked start-up forever (with SIGTERM blocked), and

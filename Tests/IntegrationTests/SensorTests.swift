@@ -8,49 +8,6 @@ import Glibc
 /// output and a light (simulated lines with traces): the door it senses, a warned auto-close,
 /// a door moved by someone else, faults, and the new commands.
 final class SensorTests: GaragedTestCase {
-    var closedSwitch: String { dir + "/closed" }
-    var openSwitch: String { dir + "/open" }
-    var warnTrace: String { dir + "/warn" }
-    var lightTrace: String { dir + "/light" }
-
-    /// Sets a simulated switch the way the docs say: a temporary file renamed over it.
-    private func setSwitch(_ path: String, _ active: Bool) throws {
-        try write(Array((active ? "1\n" : "0\n").utf8), to: path + ".new")
-        guard rename(path + ".new", path) == 0 else { throw HarnessError("rename: \(String(cString: strerror(errno)))") }
-    }
-
-    /// The door, as the opener would move it: off one end, then (after `travel`) at the other.
-    private func move(open: Bool) throws {
-        try setSwitch(open ? closedSwitch : openSwitch, false)
-        try setSwitch(open ? openSwitch : closedSwitch, true)
-    }
-
-    private func startSensed(_ extra: [String] = [], closed: Bool = true, open: Bool = false) throws -> GaragedDaemon {
-        try initTable()
-        try setSwitch(closedSwitch, closed)
-        try setSwitch(openSwitch, open)
-        // Defaults for these tests; a flag in `extra` replaces its default (a flag given twice
-        // is refused).
-        var args = ["--sensor-closed": "sim:" + closedSwitch, "--sensor-open": "sim:" + openSwitch,
-                    "--warn": "sim:" + warnTrace, "--light": "sim:" + lightTrace, "--sensor-debounce-ms": "20",
-                    "--travel-s": "3", "--auto-close-s": "2", "--warn-s": "1"]
-        var rest: [String] = []
-        var i = 0
-        while i < extra.count {
-            if args[extra[i]] != nil, i + 1 < extra.count { args[extra[i]] = extra[i + 1]; i += 2 } else { rest.append(extra[i]); i += 1 }
-        }
-        return try startDaemon(args.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] } + rest)
-    }
-
-    private func status(_ daemon: GaragedDaemon) throws -> [String: Any] {
-        let line = try daemon.connect().request("12345Lstatus").first ?? ""
-        return json(line) as? [String: Any] ?? [:]
-    }
-
-    private func waitForDoor(_ daemon: GaragedDaemon, _ state: String, timeout: Duration = .seconds(5)) throws {
-        _ = try waitForStatus(daemon, state, timeout: timeout) { $0 == "S \(state)" || $0.hasPrefix("S \(state) ") }
-    }
-
     func testTheSensedDoorOpensAndClosesAutomaticallyAfterTheWarning() throws {
         let daemon = try startSensed()
         waitUntil("the start line", timeout: .seconds(3)) { daemon.log.contains("sensing=\"sensed: closed and open switches\"") }

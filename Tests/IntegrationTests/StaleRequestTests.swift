@@ -9,26 +9,6 @@ import Glibc
 /// with "cannot reach garaged", and then the door opened. The kernel stamps every packet on
 /// arrival; one older than 2 s when it is judged is refused (`ERR STALE`) and logged.
 final class StaleRequestTests: GaragedTestCase {
-    /// How long the daemon is held stopped: longer than the 2 s limit on purpose (this wait is
-    /// the condition under test, not a guess at how long something takes).
-    private let stall: TimeInterval = 2.5
-
-    private func stalled(_ daemon: GaragedDaemon, while body: () throws -> Void) throws {
-        daemon.process.signal(SIGSTOP)
-        // kill() returns before a thread running on another core has stopped: wait until every
-        // thread of the daemon is in state T, so nothing sent below can be read before the stall.
-        waitUntil("every thread of pid \(daemon.pid) stopped", timeout: .seconds(5)) {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
-            return !tasks.isEmpty && tasks.allSatisfy { tid in
-                let stat = readText("/proc/\(daemon.pid)/task/\(tid)/stat")
-                return stat.split(separator: ")").last?.split(separator: " ").first == "T"
-            }
-        }
-        try body()
-        Thread.sleep(forTimeInterval: stall)
-        daemon.process.signal(SIGCONT)
-    }
-
     func testAnOpenSentWhileTheDaemonWasStoppedIsRefusedNotPerformed() throws {
         try initTable()
         let daemon = try startDaemon()

@@ -11,7 +11,8 @@ typedef struct cmqtt cmqtt;
 enum { CMQTT_CONNECTED = 1, CMQTT_DISCONNECTED = 2, CMQTT_MESSAGE = 3 };
 
 /// What happened: CONNECTED with the broker's CONNACK code (0 accepted), DISCONNECTED with
-/// the reason (0: asked for), MESSAGE with its topic, payload and retain flag.
+/// the reason (0: asked for), MESSAGE with its topic, payload, retain flag and the kernel's
+/// stamp (CLOCK_REALTIME ns, 0 if unknown) of the newest data queued when it was read.
 typedef struct {
     int kind;
     int code;
@@ -19,6 +20,7 @@ typedef struct {
     unsigned char *payload;
     int length;
     int retain;
+    long long stamp;
 } cmqtt_event;
 
 /// A client with a clean session (nothing queued from before it connected) and a retained
@@ -43,10 +45,14 @@ int cmqtt_socket(cmqtt *c);
 /// Non-zero when there is something to write (poll for POLLOUT too).
 int cmqtt_want_write(cmqtt *c);
 
-/// Reads, writes, and the keep-alive's housekeeping: 0 or a libmosquitto error code.
+/// Reads, writes, and the keep-alive's housekeeping: 0 or a libmosquitto error code. A read
+/// first notes the kernel's receive stamp of what is queued, for the messages it yields.
 int cmqtt_read(cmqtt *c);
 int cmqtt_write(cmqtt *c);
 int cmqtt_misc(cmqtt *c);
+
+/// 1 while the socket holds bytes not yet read (0: it was empty just now).
+int cmqtt_unread(cmqtt *c);
 
 int cmqtt_publish(cmqtt *c, const char *topic, const void *payload, int length, int qos, int retain);
 int cmqtt_subscribe(cmqtt *c, const char *topic, int qos);

@@ -1,7 +1,9 @@
 /// The owner's history in two parts that cannot crowd each other out: what changed the door
-/// or the table (`kept`), and what anyone can repeat at will (`attempts`: wrong PINs,
-/// lockouts, refused requests). Each part has its own bound, so no burst of wrong guesses can
-/// rotate an opening out of `log` and `who`; `since` shows both, merged by time.
+/// or the table (`kept`: real presses, PIN changes), and whatever can repeat at will
+/// (`attempts`: wrong PINs, refused requests, holds, warnings, faults; see
+/// `EventRecord.Importance`). Each part has its own bound, so no flood by any PIN and no
+/// chattering switch can rotate an opening out of `log` and `who`; `since` shows both,
+/// merged by time.
 public struct EventLog: Sendable {
     public private(set) var kept: EventHistory
     public private(set) var attempts: EventHistory

@@ -29,10 +29,13 @@ public struct EventRecord: Equatable, Sendable {
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
-    /// (presses, PIN changes, starts and stops, unlocks) is `kept`: it has a part of the
-    /// history of its own that nothing else can push out. Everything a stranger or a guest can
-    /// repeat at will (wrong PINs, lockouts, stale or refused requests, opens that pressed
-    /// nothing) is an `attempt`, summarised per burst and kept in a part of its own.
+    /// (real presses, PIN changes, starts and stops, unlocks, pairings) is `kept`: it has a
+    /// part of the history of its own that nothing repeatable can push out, so a real press
+    /// outlives any noise. Everything that can repeat at will is an `attempt`, summarised per
+    /// burst and kept in a part of its own: what a stranger or a guest can repeat (wrong PINs,
+    /// lockouts, stale or refused requests, opens that pressed nothing, holds, the light) and
+    /// what the door reports over and over (warnings and their cancelling, faults of a
+    /// chattering switch, a door moved by hand, "left open").
     public enum Importance: String, Sendable {
         case kept, attempt
     }
@@ -64,10 +67,10 @@ public struct EventRecord: Equatable, Sendable {
 
     public var importance: Importance {
         switch kind {
-        case .start, .stop, .autoClose, .unlock, .fault, .warning, .leftOpen, .pair, .unpair: return .kept
+        case .start, .stop, .autoClose, .unlock, .pair, .unpair: return .kept
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
-        case .add, .edit, .delete, .label, .hold, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
-        case .wrongPIN, .lockout, .stale, .door, .light: return .attempt
+        case .add, .edit, .delete, .label, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
+        case .wrongPIN, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt
         }
     }
 

@@ -62,6 +62,8 @@ struct MQTTSettings: Sendable {
         clientID = values.mqttClientID ?? "garaged-" + MQTTSettings.machineID()
         prefix = values.mqttPrefix
         discoveryPrefix = values.mqttDiscoveryPrefix
+        try MQTTSettings.checkTopicPrefix(prefix, key: "mqtt-prefix")
+        try MQTTSettings.checkTopicPrefix(discoveryPrefix, key: "mqtt-discovery-prefix")
         commands = values.mqttCommands
     }
 

@@ -5,6 +5,12 @@ import DoorSystem
 import Glibc
 #endif
 
+/// Where Home Assistant's commands go once the door loop exists (the MQTT channel is set up
+/// before it, and sends nothing until it is started, after this is set).
+final class MQTTInbox: @unchecked Sendable {
+    weak var loop: DoorLoop?
+}
+
 /// Why the daemon could not start; the message says what to do.
 struct StartupError: Error, CustomStringConvertible {
     var description: String
@@ -53,6 +59,19 @@ struct Daemon {
         let limit = clinux_fd_limit(), open = Int64(clinux_open_fd_count())
         if limit >= 0, open >= 0, limit - open < Daemon.descriptorsNeeded {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
+        }
+        do { try settings.checkFiles() } catch { throw StartupError(description: error.description) }
+        for (what, path) in settings.secretFiles {
+            if let problem = Settings.exposure(of: path) { log.warning("secret-readable", ["file": what, "problem": problem]) }
+        }
+        // MQTT is set up (TLS included) before any line is claimed: TLS that cannot be set up
+        // stops garaged here, naming the CA; it never falls back to plain text.
+        let inbox = MQTTInbox()
+        let mqtt = try settings.mqtt.map { m in
+            try MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
+                                                           name: settings.bleName, commandsEnabled: m.commands,
+                                                           version: GaragedCommand.version),
+                            log: log) { command, at in inbox.loop?.mqttCommand(command, receivedAt: at) }
         }
         let tableFile = PinTableFile(path: settings.pins)
         let lock: TableLock
@@ -165,12 +184,7 @@ struct Daemon {
         warnAboutAutoClose(timing, sensing: settings.sensing)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log, bonds: bonds) : nil
         loop.pairing = peripheral?.agent
-        let mqtt = settings.mqtt.map { m in
-            MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
-                                                       name: settings.bleName, commandsEnabled: m.commands,
-                                                       version: GaragedCommand.version),
-                        log: log) { [weak loop] command, at in loop?.mqttCommand(command, receivedAt: at) }
-        }
+        inbox.loop = loop
         loop.mqtt = mqtt
         loop.notifier = notifier
         mqtt?.notifier = notifier
@@ -225,6 +239,14 @@ struct Daemon {
         }
         return found
     }
+
+    /// What the U.S. rule for openers that close unattended (16 CFR 1211.14, from UL 325) asks of
+    /// an installer, in `doctor` and the README: auto-close and remote closes are unattended.
+    static let unattendedCloseRule = [
+        "the rule (16 CFR 1211.14): an unattended close is allowed only for a sectional door, never a one-piece (tilt-up) or swinging door",
+        "the rule: before the door moves, at least 5 s of warning both audible (700-3400 Hz, 45 dB at 10 ft) and visible (flashing at least once a second)",
+        "the rule: auto-close belongs only on an opener whose own photo-eyes (obstruction sensors) are fitted and work",
+    ]
 
     /// Takes signals until one that stops the daemon; the others are logged and ignored.
     private func waitForStopSignal() -> Int32 {

@@ -107,11 +107,13 @@ extension DoorLoop {
         mqtt?.event(r.json.serialized)
     }
 
-    /// Records what an outcome says happened; attempts once per burst (same kind, channel or
-    /// local user, slot), with the count when the burst ends.
+    /// Records what an outcome says happened; what can repeat once per burst (same kind,
+    /// channel or local user, slot, and for a fault which one), with the count when the burst
+    /// ends.
     func record(_ records: [EventRecord], summaryKey: String) {
         for r in records {
-            if r.importance == .kept || eventBursts.note("\(r.kind) \(summaryKey) \(r.slot ?? -1)", r, at: clock.now()) {
+            let which = r.kind == .fault ? r.detail?.split(separator: ":").first.map(String.init) ?? "" : ""
+            if r.importance == .kept || eventBursts.note("\(r.kind) \(summaryKey) \(r.slot ?? -1) \(which)", r, at: clock.now()) {
                 record(r)
             }
         }

@@ -40,11 +40,25 @@ extension DoctorChecks {
     }
 
     func events(into report: inout DoctorReport) {
+        for path in settings.eventFiles {
+            do { try AtomicFile.requireRegularOrMissing(path) } catch {
+                report.add(.fail, "events", "\(error.description); garaged would keep no history")
+                return
+            }
+        }
         let dir = AtomicFile.directory(of: settings.eventsPath)
         if access(dir, W_OK) != 0 {
             report.add(.fail, "events", "\(dir) is not writable by this user: the history (\(settings.eventsPath)) could not be kept")
         } else {
             report.add(.ok, "events", settings.eventsPath)
+        }
+    }
+
+    /// Files holding secrets (the MQTT password, Bluetooth keys) readable by other users; the
+    /// table has its own check above.
+    func secrets(into report: inout DoctorReport) {
+        for (what, path) in settings.secretFiles where path != settings.pins {
+            if let problem = Settings.exposure(of: path) { report.add(.fail, "secrets", "\(what): \(problem)") }
         }
     }
 

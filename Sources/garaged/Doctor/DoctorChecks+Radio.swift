@@ -51,9 +51,7 @@ extension DoctorChecks {
             report.add(.ok, "mqtt", "off (no --mqtt)")
             return
         }
-        if let ca = m.caFile, access(ca, R_OK) != 0 {
-            report.add(.fail, "mqtt", "--mqtt-ca \(ca): \(DoctorChecks.errnoText()); give a readable CA certificate file (PEM)")
-        }
+        do { try m.checkCA() } catch { report.add(.fail, "mqtt", error.description) }
         if let problem = DoctorChecks.tcpProblem(host: m.host, port: m.port, timeout: 2000) {
             report.add(.warn, "mqtt", "\(m.url): \(problem); garaged keeps retrying, the door works meanwhile")
         } else {

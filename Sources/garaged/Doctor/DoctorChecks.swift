@@ -17,6 +17,7 @@ struct DoctorChecks {
     func run(into report: inout DoctorReport) {
         table(into: &report)
         events(into: &report)
+        secrets(into: &report)
         socket(into: &report)
         lines(into: &report)
         safety(into: &report)
@@ -24,7 +25,8 @@ struct DoctorChecks {
         mqtt(into: &report)
     }
 
-    /// What an automatic close would do without the safeguards a garage should have.
+    /// What an automatic close would do without the safeguards a garage should have, and the
+    /// rule an installer must meet.
     private func safety(into report: inout DoctorReport) {
         let warnings = Daemon.autoCloseWarnings(settings.timing, sensing: settings.sensing)
         guard settings.timing.autoClose != nil else {
@@ -33,6 +35,7 @@ struct DoctorChecks {
         }
         if warnings.isEmpty { report.add(.ok, "auto-close", "warned (\(settings.warnS) s) and sensed") }
         for (_, why) in warnings { report.add(.warn, "auto-close", why) }
+        for line in Daemon.unattendedCloseRule { report.add(.ok, "auto-close", line) }
     }
 
     static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }

@@ -13,6 +13,12 @@ import Glibc
 /// arrived. A broker that is down, restarting, refusing the login or failing TLS is retried
 /// with backoff (1 s doubling to 60 s), the cause logged once per change; after each connect
 /// the availability, the discovery documents and every retained value are published again.
+///
+/// An `mqtts://` broker is TLS or nothing: TLS that cannot be set up stops garaged at start, and
+/// a handshake that fails is retried, never replaced by plain text. A command's arrival is
+/// bounded from below by the kernel's receive stamp and by the last moment the socket was seen
+/// empty (checked at least every second while commands are on), so one read after the process
+/// stalled is judged as old as it may be, and refused when that is too old.
 final class MQTTChannel: @unchecked Sendable {
     /// How the connection stands, for `garage-pins status` and the log.
     struct Status: Sendable {
@@ -24,6 +30,11 @@ final class MQTTChannel: @unchecked Sendable {
 
     static let maxQueuedEvents = 256
     static let keepalive: Int32 = 30
+    /// While commands are on, the socket is looked at least this often, so that the moment it
+    /// was last empty (the earliest a queued command can have arrived) is never older.
+    static let heartbeat: Duration = .seconds(1)
+    /// Home Assistant's birth message republishes discovery at most this often.
+    static let rediscoveryEvery: Duration = .seconds(5)
 
     let settings: MQTTSettings
     let ha: HomeAssistant
@@ -38,12 +49,28 @@ final class MQTTChannel: @unchecked Sendable {
     /// systemd's status line shows the connection; set before `start`.
     var notifier: ServiceNotifier?
 
+    /// Sets the client up (login, TLS) before any thread starts; throws what stops garaged from
+    /// starting, naming the CA, when TLS cannot be set up.
     init(settings: MQTTSettings, ha: HomeAssistant, log: Logger,
-         onCommand: @escaping @Sendable (Controller.ChannelCommand, Instant) -> Void) {
+         onCommand: @escaping @Sendable (Controller.ChannelCommand, Instant) -> Void) throws(StartupError) {
         self.settings = settings
         self.ha = ha
         self.log = log
         self.onCommand = onCommand
+        var err = [CChar](repeating: 0, count: 256)
+        guard let c = cmqtt_new(settings.clientID, ha.availabilityTopic, HomeAssistant.offline, &err, err.count) else {
+            throw StartupError(description: "MQTT: \(text(err))")
+        }
+        if settings.user != nil || settings.password != nil { _ = cmqtt_set_login(c, settings.user, settings.password) }
+        if settings.tls {
+            let rc = cmqtt_set_tls(c, settings.caFile)
+            if rc != 0 {
+                cmqtt_destroy(c)
+                let ca = settings.caFile.map { "--mqtt-ca \($0)" } ?? "the system's CAs (\(MQTTSettings.systemCAFolder))"
+                throw StartupError(description: "\(settings.url): TLS cannot be set up with \(ca): \(String(cString: cmqtt_strerror(rc))). garaged never talks to an mqtts:// broker in plain text; give a readable PEM CA file")
+            }
+        }
+        client = c
     }
 
     var status: Status { shared.withLock { $0.status } }
@@ -73,43 +100,46 @@ final class MQTTChannel: @unchecked Sendable {
 
     // MARK: - The thread
 
-    private var client: OpaquePointer?
+    private let client: OpaquePointer
     private var connected = false
     private var sentRetained: [String: String] = [:]
     private var backoff: Duration = .seconds(1)
     private var retryAt: Instant?
     private var lastProblem: String?
+    /// The last moment the socket held nothing unread: whatever is read later arrived after it.
+    private var lastEmpty: Instant?
+    /// Repeated ignored commands (garbage, a retained command) are logged once per burst.
+    private var ignoredBursts = BurstCounter<String, [(String, String)]>(quiet: .seconds(60), span: .seconds(600), maxBursts: 16)
+    private var lastDiscovery: Instant?
+    /// A discovery republish asked for too soon after the last, due then.
+    private var discoveryDue: Instant?
 
     private func run() {
-        var err = [CChar](repeating: 0, count: 256)
-        guard let c = cmqtt_new(settings.clientID, ha.availabilityTopic, HomeAssistant.offline, &err, err.count) else {
-            problem("cannot create the MQTT client: \(text(err))")
-            return
-        }
-        client = c
-        if settings.user != nil || settings.password != nil { _ = cmqtt_set_login(c, settings.user, settings.password) }
-        if settings.tls {
-            let rc = cmqtt_set_tls(c, settings.caFile)
-            if rc != 0 { problem("TLS set-up failed: \(String(cString: cmqtt_strerror(rc)))") }
-        }
+        let c = client
         connect()
         while !worker.stopping {
             let sock = cmqtt_socket(c)
             var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
             if sock >= 0 { fds.append(pollfd(fd: sock, events: Int16(POLLIN) | (cmqtt_want_write(c) != 0 ? Int16(POLLOUT) : 0), revents: 0)) }
             let now = clock.now()
-            var timeout: Duration = .seconds(Int64(MQTTChannel.keepalive / 2))
-            if let retryAt { timeout = min(timeout, max(.zero, retryAt - now)) }
+            var timeout: Duration = settings.commands && connected ? MQTTChannel.heartbeat : .seconds(Int64(MQTTChannel.keepalive / 2))
+            for due in [retryAt, ignoredBursts.nextDeadline, discoveryDue].compactMap({ $0 }) { timeout = min(timeout, max(.zero, due - now)) }
             waitFor(&fds, timeout: timeout)
             wake.drain()
+            let emptyBefore = lastEmpty
             if sock >= 0, fds.count > 1 {
                 let r = fds[1].revents
                 if r & Int16(POLLIN | POLLHUP | POLLERR) != 0 { lost(cmqtt_read(c)) }
                 if r & Int16(POLLOUT) != 0 { lost(cmqtt_write(c)) }
             }
             lost(cmqtt_misc(c))
-            takeEvents(c)
+            takeEvents(c, emptyBefore: emptyBefore)
+            if connected, cmqtt_unread(c) == 0 { lastEmpty = clock.now() }
             if connected { publishPending(c) }
+            if connected, let due = discoveryDue, clock.now() >= due { rediscover(c) }
+            for s in ignoredBursts.due(at: clock.now()) {
+                log.info("mqtt-command-ignored-repeats", s.first + [("more", String(s.folded)), ("over_s", String((s.to - s.from).secondsRoundedUp))])
+            }
             if !connected, let at = retryAt, clock.now() >= at {
                 retryAt = nil
                 reconnect()
@@ -149,7 +179,7 @@ final class MQTTChannel: @unchecked Sendable {
         }
     }
 
-    private func takeEvents(_ c: OpaquePointer) {
+    private func takeEvents(_ c: OpaquePointer, emptyBefore: Instant?) {
         var e = cmqtt_event()
         while cmqtt_next_event(c, &e) == 1 {
             defer { cmqtt_event_free(&e) }
@@ -160,6 +190,7 @@ final class MQTTChannel: @unchecked Sendable {
                     continue
                 }
                 connected = true
+                lastEmpty = clock.now()
                 backoff = .seconds(1)
                 lastProblem = nil
                 setStatus("connected")
@@ -174,7 +205,7 @@ final class MQTTChannel: @unchecked Sendable {
             case Int32(CMQTT_MESSAGE):
                 let topic = String(cString: e.topic)
                 let payload = Array(UnsafeBufferPointer(start: e.payload, count: Int(e.length)))
-                message(topic, payload, retained: e.retain != 0)
+                message(topic, payload, retained: e.retain != 0, arrived: earliestArrival(emptyBefore: emptyBefore, stamp: e.stamp))
             default:
                 break
             }
@@ -185,6 +216,7 @@ final class MQTTChannel: @unchecked Sendable {
     /// and again when Home Assistant says it came back online.
     private func announce(_ c: OpaquePointer) {
         publish(c, ha.availabilityTopic, HomeAssistant.online, retain: true)
+        lastDiscovery = clock.now()
         for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
         sentRetained.removeAll()
         publishPending(c)
@@ -192,28 +224,62 @@ final class MQTTChannel: @unchecked Sendable {
         if settings.commands { _ = cmqtt_subscribe(c, ha.commandTopic, 1) }
     }
 
-    private func message(_ topic: String, _ payload: [UInt8], retained: Bool) {
+    /// The earliest a message read now can have arrived: after the socket was last seen empty,
+    /// and no later than the kernel's stamp of the newest data queued (TCP merges segments that
+    /// wait, so the stamp alone can be younger than the oldest of them).
+    private func earliestArrival(emptyBefore: Instant?, stamp: Int64) -> Instant {
+        let now = clock.now()
+        var earliest = emptyBefore ?? now
+        if stamp > 0 {
+            let stamped = now + .nanoseconds(-max(0, PacketSocket.realtimeNow() - stamp))
+            earliest = min(earliest, stamped)
+        }
+        return earliest
+    }
+
+    private func message(_ topic: String, _ payload: [UInt8], retained: Bool, arrived: Instant) {
         if topic == ha.birthTopic {
-            if String(decoding: payload, as: UTF8.self) == HomeAssistant.online, let c = client {
-                log.info("mqtt-discovery", ["why": "Home Assistant came online"])
-                for (t, doc) in ha.discovery() { publish(c, t, doc.serialized, retain: true) }
-                sentRetained.removeAll()
-                publishPending(c)
-            }
+            if String(decoding: payload, as: UTF8.self) == HomeAssistant.online { rediscover(client) }
             return
         }
         guard topic == ha.commandTopic, settings.commands else { return }
+        // An empty message clears a retained command (what the warning below tells the owner
+        // to do): nothing to act on, nothing to warn about.
+        guard !payload.isEmpty else { return }
         // A retained command would act again on every restart (the known failure of home-made
         // MQTT openers); with a clean session nothing from before the connect is delivered.
         guard !retained else {
-            log.warning("mqtt-command-ignored", ["why": "a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(ha.commandTopic)"])
+            ignored("a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(ha.commandTopic)")
             return
         }
         guard let command = HomeAssistant.command(payload) else {
-            log.warning("mqtt-command-ignored", ["why": "not OPEN, CLOSE or STOP", "bytes": String(payload.count)])
+            ignored("not OPEN, CLOSE or STOP")
             return
         }
-        onCommand(command, clock.now())
+        onCommand(command, arrived)
+    }
+
+    /// Logs an ignored command once per burst of the same reason.
+    private func ignored(_ why: String) {
+        let fields = [("why", why)]
+        guard ignoredBursts.note(why, fields, at: clock.now()) else { return }
+        log.warning("mqtt-command-ignored", ["why": why])
+    }
+
+    /// Discovery again (Home Assistant came back online): at once, or when `rediscoveryEvery`
+    /// has passed since the last, so a flood of birth messages costs one republish per 5 s.
+    private func rediscover(_ c: OpaquePointer) {
+        let now = clock.now()
+        if let last = lastDiscovery, now - last < MQTTChannel.rediscoveryEvery {
+            discoveryDue = last + MQTTChannel.rediscoveryEvery
+            return
+        }
+        discoveryDue = nil
+        lastDiscovery = now
+        log.info("mqtt-discovery", ["why": "Home Assistant came online"])
+        for (t, doc) in ha.discovery() { publish(c, t, doc.serialized, retain: true) }
+        sentRetained.removeAll()
+        publishPending(c)
     }
 
     private func publishPending(_ c: OpaquePointer) {

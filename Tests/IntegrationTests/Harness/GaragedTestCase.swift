@@ -149,6 +149,15 @@ class GaragedTestCase: XCTestCase {
         return CommandResult(termination: end, stdout: child.stdout, stderr: child.stderr)
     }
 
+    /// Runs `garaged doctor` with the test's files and `extra` settings.
+    func doctor(_ extra: [String], pins: String? = nil, socket: String? = nil, relay: String? = nil) throws -> CommandResult {
+        let child = try spawn(try Binaries.path(of: "garaged"),
+                              ["doctor", "--pins", pins ?? pinsPath, "--socket", socket ?? socketPath,
+                               "--relay", relay ?? "sim:\(tracePath)", "--no-ble"] + extra, name: "doctor")
+        guard let end = child.waitForExit(timeout: .seconds(15)) else { throw HarnessError("garaged doctor did not finish within 15 s") }
+        return CommandResult(termination: end, stdout: child.stdout, stderr: child.stderr)
+    }
+
     /// Waits until the trace holds `count` entries (the daemon's relay thread writes them).
     @discardableResult
     func waitForTrace(_ daemon: GaragedDaemon, count: Int, timeout: Duration = .seconds(5),
