@@ -124,3 +124,35 @@ func messages(_ follower: ChildProcess) -> [(topic: String, payload: String, ret
         return parts.count == 3 ? (String(parts[1]), String(parts[2]), parts[0] == "1") : nil
     }
 }
+
+/// Certificates made with openssl for a TLS broker on 127.0.0.1: a CA, the broker's certificate
+/// and key signed by it, and another CA that signed nothing of the broker's.
+struct TestCertificates {
+    var ca: String
+    var serverCert: String
+    var serverKey: String
+    var otherCA: String
+
+    /// The broker configuration lines that serve TLS with these.
+    var brokerTLS: String { "cafile \(ca)\ncertfile \(serverCert)\nkeyfile \(serverKey)\n" }
+}
+
+extension GaragedTestCase {
+    func makeCertificates() throws -> TestCertificates {
+        let openssl = try Binaries.system("openssl", package: "openssl")
+        func run(_ args: [String]) throws {
+            let p = try spawn(openssl, args, name: "openssl-\(UUID().uuidString.prefix(6))")
+            guard p.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw HarnessError("openssl \(args.first ?? ""): \(p.stderr)") }
+        }
+        let d = dir
+        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=garaged test CA",
+                 "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem"])
+        try run(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr"])
+        try write(Array("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8), to: "\(d)/san.ext")
+        try run(["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
+                 "-days", "2", "-extfile", "\(d)/san.ext", "-out", "\(d)/server.pem"])
+        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=another CA",
+                 "-keyout", "\(d)/other.key", "-out", "\(d)/other.pem"])
+        return TestCertificates(ca: "\(d)/ca.pem", serverCert: "\(d)/server.pem", serverKey: "\(d)/server.key", otherCA: "\(d)/other.pem")
+    }
+}

@@ -152,28 +152,15 @@ final class MQTTTests: GaragedTestCase {
     /// TLS with a CA the test makes itself: trusted, it connects; a CA that did not sign the
     /// broker's certificate is a clear TLS failure.
     func testTLSWithTheTestsOwnCA() throws {
-        let openssl = try Binaries.system("openssl", package: "openssl")
-        func run(_ args: [String]) throws {
-            let p = try spawn(openssl, args, name: "openssl-\(UUID().uuidString.prefix(6))")
-            guard p.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw HarnessError("openssl \(args.first ?? ""): \(p.stderr)") }
-        }
-        let d = dir
-        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=garaged test CA",
-                 "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem"])
-        try run(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr"])
-        try write(Array("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8), to: "\(d)/san.ext")
-        try run(["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
-                 "-days", "2", "-extfile", "\(d)/san.ext", "-out", "\(d)/server.pem"])
-        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=another CA",
-                 "-keyout", "\(d)/other.key", "-out", "\(d)/other.pem"])
-        let broker = try MQTTBroker(self, extra: "allow_anonymous true\ncafile \(d)/ca.pem\ncertfile \(d)/server.pem\nkeyfile \(d)/server.key\n")
+        let certs = try makeCertificates()
+        let broker = try MQTTBroker(self, extra: "allow_anonymous true\n" + certs.brokerTLS)
         let tls = "mqtts://127.0.0.1:\(broker.port)"
-        let daemon = try startWithBroker(broker, ["--mqtt-ca", "\(d)/ca.pem"], url: tls)
+        let daemon = try startWithBroker(broker, ["--mqtt-ca", certs.ca], url: tls)
         waitForLog(daemon, "mqtt-connected broker=\(tls)")
-        let state = try broker.receive(["\(base)/state"], count: 1, options: ["--cafile", "\(d)/ca.pem"])
+        let state = try broker.receive(["\(base)/state"], count: 1, options: ["--cafile", certs.ca])
         XCTAssertEqual(state.first?.payload, "closed", "published over TLS")
         XCTAssertEqual(daemon.stop(), .exited(0))
-        let wrongCA = try startDaemon(["--mqtt", tls, "--mqtt-client-id", node, "--mqtt-ca", "\(d)/other.pem"])
+        let wrongCA = try startDaemon(["--mqtt", tls, "--mqtt-client-id", node, "--mqtt-ca", certs.otherCA])
         waitForLog(wrongCA, "mqtt-unavailable")
         XCTAssertFalse(wrongCA.log.contains("mqtt-connected"), wrongCA.log)
         XCTAssertEqual(try wrongCA.ask("12345S"), "S CLOSED", "the door still answers")

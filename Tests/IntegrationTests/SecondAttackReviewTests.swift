@@ -17,19 +17,6 @@ final class SecondAttackReviewTests: GaragedTestCase {
 
     private func count(_ text: String, in log: String) -> Int { log.components(separatedBy: text).count - 1 }
 
-    /// A CA and a broker certificate for 127.0.0.1, made with openssl; returns the CA's path.
-    private func makeCA() throws -> String {
-        let openssl = try Binaries.system("openssl", package: "openssl")
-        func run(_ args: [String]) throws {
-            let p = try spawn(openssl, args, name: "openssl-\(UUID().uuidString.prefix(6))")
-            guard p.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw HarnessError("openssl \(args.first ?? ""): \(p.stderr)") }
-        }
-        let d = dir
-        try run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=garaged test CA",
-                 "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem"])
-        return "\(d)/ca.pem"
-    }
-
     // MARK: - B1: TLS never falls back to plain text
 
     /// An `mqtts://` broker with a CA garaged cannot use stopped nothing: garaged went on in plain
@@ -66,7 +53,7 @@ final class SecondAttackReviewTests: GaragedTestCase {
                                        "--mqtt-user", "garage", "--mqtt-password-file", dir + "/pw", "--mqtt-commands"])
         XCTAssertEqual(hidden.process.waitForExit(timeout: .seconds(5)), .exited(1), hidden.log)
         XCTAssertFalse(fake.hasConnectionWaiting, "it never connected, in plain text or otherwise")
-        let ca = try makeCA()
+        let ca = try makeCertificates().ca
         let daemon = try startDaemon(["--mqtt", "mqtts://127.0.0.1:\(fake.port)", "--mqtt-ca", ca, "--mqtt-client-id", node,
                                       "--mqtt-user", "garage", "--mqtt-password-file", dir + "/pw", "--mqtt-commands"])
         let bytes = fake.firstBytes(timeout: .seconds(10))

@@ -384,6 +384,26 @@ wait_level() { wait_until "$4" "level $3 on $1 line $2" _level_is "$1" "$2" "$3"
 sock_send() { timeout 10 python3 "$ST_LIB/sock-send.py" "$1" "$2"; }
 door_status() { sock_send "$1" "${MASTER_PIN}S"; }
 
+# value_after GPIO VALUE T: the stamp of the first set of GPIO (global number) to VALUE at or
+# after T; empty if none. wait_value GPIO VALUE T SECONDS waits for one.
+value_after() { trace_events | awk -v g="$1" -v v="$2" -v t="$3" '$1 >= t && $2 == "value" && $3 == g && $4 == v && !d { d = 1; print $1 }'; }
+_value_seen() { [ -n "$(value_after "$1" "$2" "$3")" ]; }
+wait_value() { wait_until "$4" "gpio $1 set to $2" _value_seen "$1" "$2" "$3"; }
+
+# warned_press RELAY LABEL WARN T WARN_S WHAT: after T, the warning line WARN goes on, then the
+# relay (RELAY on chip LABEL) presses; checks the press started a whole WARN_S seconds after the
+# warning, records both figures and sets T_WARN and T_PRESS (the kernel's stamps).
+warned_press() {
+    local relay=$1 label=$2 warn=$3 t=$4 warn_s=$5 what=$6
+    wait_value "$warn" 1 "$t" $((warn_s + 10)) || fail "no warning before the $what"
+    T_WARN=$(value_after "$warn" 1 "$t")
+    wait_pulses "$relay" "$label" 0 0 1 "$t" 1 $((warn_s + 10)) || fail "no $what press after the warning"
+    T_PRESS=$(line_levels "$relay" "$label" 0 0 | pulses 1 | awk -v t="$t" '$1 >= t && !d { d = 1; print $1 }')
+    metric warning_to_press_ms "$(ms_between "$T_WARN" "$T_PRESS") (warn-s $warn_s, the $what)"
+    check "the $what press came only after the whole warning ($(ms_between "$T_WARN" "$T_PRESS") ms >= $((warn_s * 1000)))" \
+        [ $((T_PRESS - T_WARN)) -ge $((warn_s * 1000000000)) ]
+}
+
 # garage_pins ARGS...: the CLI with a deadline; prints its output.
 garage_pins() { timeout 15 "$GARAGE_PINS" "$@" 2>&1; }
 
