@@ -114,7 +114,7 @@ public enum PressRefusal: Equatable, Sendable {
     public var why: String {
         switch self {
         case .relayBusy: return "the relay is still pressing"
-        case .stale: return "the request waited longer than \(Door.maxRequestAge.secondsRoundedUp) s"
+        case .stale: return "it came more than \(Door.maxRequestAge.secondsRoundedUp) s late (garaged was held up)"
         case .sensorsContradict: return "both position switches report their end at once"
         case .alreadyThere(let p): return "the door is \(p.rawValue) already"
         case .moving: return "the door is moving"

@@ -1,11 +1,25 @@
 /// The limit switches: their debounced levels decide the position, and every change is
 /// explained by a press of garaged's or reported as someone else's.
 extension Door {
-    /// A raw edge (or reading) of a switch at `now`. It counts once it has held for the
-    /// debounce period: `advance` applies it then (the caller's timer includes that moment).
-    public mutating func sensor(_ which: DoorSwitch, active: Bool, at now: Instant) -> [Event] {
-        switches[which]?.feed(active, at: now)
-        return advance(to: now)
+    /// A raw edge (or reading) of a switch, stamped when the kernel saw it. It counts once it
+    /// has held for the debounce period (`advance` applies it then; the caller's timer
+    /// includes that moment). Only the switches are brought up to the stamp: no press is ever
+    /// decided at an edge's time, which may be in the past (a loop that stalled reads its
+    /// edges late); presses wait for the caller's next `advance` to now, after every edge.
+    public mutating func sensor(_ which: DoorSwitch, active: Bool, at stamp: Instant) -> [Event] {
+        switches[which]?.feed(active, at: stamp)
+        return settleSwitches(at: stamp)
+    }
+
+    /// Applies the switch levels that have held long enough by `now`.
+    mutating func settleSwitches(at now: Instant) -> [Event] {
+        var events: [Event] = []
+        for which in DoorSwitch.allCases {
+            guard var d = switches[which], d.settle(at: now) != nil else { continue }
+            switches[which] = d
+            events += switchChanged(which, at: now)
+        }
+        return events
     }
 
     /// A switch's level settled: the door arrived at an end or left one. Any movement calls

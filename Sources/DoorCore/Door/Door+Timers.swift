@@ -3,12 +3,7 @@
 extension Door {
     /// Moves time forward to `now` and returns what happened, in order.
     public mutating func advance(to now: Instant) -> [Event] {
-        var events: [Event] = []
-        for which in DoorSwitch.allCases {
-            guard var d = switches[which], d.settle(at: now) != nil else { continue }
-            switches[which] = d
-            events += switchChanged(which, at: now)
-        }
+        var events = settleSwitches(at: now)
         if let end = travelEndsAt, now >= end {
             travelEndsAt = nil
             switch position {
@@ -23,7 +18,9 @@ extension Door {
         }
         if let p = pendingPress, let due = p.due, now >= due, !pressing {
             pendingPress = nil
-            switch gate(p.reason, automatic: p.automatic, age: nil, at: now) {
+            // Late by more than a request may wait (garaged was held up): called off, like a
+            // late request. The door may have moved meanwhile, unseen.
+            switch gate(p.reason, automatic: p.automatic, age: now - due, at: now) {
             case .press(let permit): events += startPress(permit, at: now)
             case .warnFirst: events += [.pressCancelled(p.reason, "the warning was not shown for its whole time")] + warningOff()
             case .refuse(let refusal): events += [.pressCancelled(p.reason, refusal.why)] + warningOff()
