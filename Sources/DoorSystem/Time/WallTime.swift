@@ -7,13 +7,28 @@ import Glibc
 /// local time; `--since` takes what a person types (`2026-11-22`, `2026-11-22T08:00`,
 /// `2026-11-22 08:00:30`, `1h`, `30m`, `2d`, `today`, `yesterday`).
 public enum WallTime {
-    /// `2026-11-22 14:03:05` in the local time zone.
-    public static func format(_ ms: Int64) -> String {
+    /// How a wall-clock time is written: the history's `2026-11-22 14:03:05`, the log's
+    /// `2026-11-22T14:03:05.123`, or the time of day alone, `14:03:05`. The one formatter of
+    /// local time: every reader of garaged's output sees the same.
+    public enum Style: Sendable {
+        case dateTime, logStamp, timeOfDay
+    }
+
+    /// `ms` (since the epoch) in the local time zone, in `style`.
+    public static func format(_ ms: Int64, _ style: Style = .dateTime) -> String {
         var t = time_t(ms / 1000)
         var tmv = tm()
         localtime_r(&t, &tmv)
         func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday)) \(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))"
+        let date = "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))"
+        let time = "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))"
+        switch style {
+        case .dateTime: return "\(date) \(time)"
+        case .timeOfDay: return time
+        case .logStamp:
+            let millis = Int(((ms % 1000) + 1000) % 1000)
+            return "\(date)T\(time).\(millis < 10 ? "00" : millis < 100 ? "0" : "")\(millis)"
+        }
     }
 
     /// The instant `text` names, relative to `now` (ms since the epoch); nil when it names none.

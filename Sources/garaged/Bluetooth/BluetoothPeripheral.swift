@@ -4,6 +4,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// Keeps the garage on the air: finds the adapter, serves the ATT channel through the door
@@ -30,7 +31,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
     /// replug) is powered up; one the owner powers off later is left off until they power it on.
     private var seen: Set<String> = []
     /// Set by `poke` (a phone connected or left): advertising must be re-armed.
-    private let rearm = Locked(false)
+    private let rearm = Mutex(false)
     /// When advertising was last armed; it is refreshed this often in case the controller was
     /// reset underneath us (a reset keeps the adapter up but clears advertising).
     private var lastArmed: Instant?

@@ -1,5 +1,6 @@
 import DoorCore
 import DoorSystem
+import Synchronization
 
 /// The bonded phones, shared by the pairing agent (it adds them), the door loop (`phones`,
 /// `unpair`) and every ATT bearer (is this peer a bonded phone, and which?). A change is
@@ -9,9 +10,9 @@ import DoorSystem
 /// lookups never wait for one.
 final class BondStore: @unchecked Sendable {
     let file: BondsFile
-    private let phones: Locked<(list: BondedPhones, seenChanged: Bool)>
+    private let phones: Mutex<(list: BondedPhones, seenChanged: Bool)>
     /// Held for a whole change-and-save, so saves never interleave.
-    private let writer = Locked(())
+    private let writer = Mutex(())
     /// Reads the pairing events the kernel has already queued (the agent's turn): set by the
     /// pairing agent. The kernel queues a pairing's new key before the first ATT packet that
     /// follows it, so a lookup that misses a freshly paired phone catches up and looks again.
@@ -19,7 +20,7 @@ final class BondStore: @unchecked Sendable {
 
     init(file: BondsFile) throws(StoreError) {
         self.file = file
-        phones = Locked((try file.load(), false))
+        phones = Mutex((try file.load(), false))
     }
 
     var all: BondedPhones { phones.withLock { $0.list } }

@@ -7,7 +7,7 @@ import Glibc
 /// Phones connecting over LE to the kernel's ATT fixed channel (CID 4) on one adapter. Each
 /// connection is an ATT bearer like any other; the peripheral is told when one opens or
 /// closes, because the controller stops connectable advertising when a phone connects.
-final class L2CAPListener: Listener {
+final class L2CAPListener: Listener, @unchecked Sendable {
     let fd: Int32
     let adapter: String
     private let gatt: GarageGATT

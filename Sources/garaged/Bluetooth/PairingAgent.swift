@@ -2,6 +2,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// garaged as the kernel's pairing agent and key store, the part of bluetoothd that
@@ -19,12 +20,12 @@ final class PairingAgent: @unchecked Sendable {
     /// Tells the owner (the door loop forwards it to whoever asked for the window).
     private let report: @Sendable (PairingWindow.Report) -> Void
     /// Guards `window`, `index` and the socket: one thread at a time.
-    private let lock = Locked(())
+    private let lock = Mutex(())
     private var window = PairingWindow()
     /// The adapter being served (hciN's N), when there is one.
     private var index: UInt16?
     /// What the loop asked for, taken at the next turn; never waits for one.
-    private let asked = Locked((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
+    private let asked = Mutex((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
     private let onAsked: @Sendable () -> Void
 
     var fd: Int32 { socket.fd }

@@ -183,19 +183,8 @@ extension DoorLoop {
         if door.sensing.believed { text += " (believed: no sensors)" }
         notifier.set("door", text)
         let locked = Throttle.Channel.allCases.compactMap { channel in
-            controller.throttle.remainingLock(channel, at: now).map { "\(channel.rawValue) until \(clockTime(secondsFromNow: $0.secondsRoundedUp))" }
+            controller.throttle.remainingLock(channel, at: now).map { "\(channel.rawValue) until \(WallTime.format(EventRecord.now() + Int64($0.secondsRoundedUp) * 1000, .timeOfDay))" }
         }
         notifier.set("lockout", locked.isEmpty ? "none" : locked.joined(separator: ", "))
-    }
-
-    /// The local wall-clock time so many seconds from now ("17:42:05"): a countdown in the
-    /// status line would be stale the moment it is sent.
-    private func clockTime(secondsFromNow seconds: Int) -> String {
-        var t = time(nil) + seconds
-        var parts = tm()
-        localtime_r(&t, &parts)
-        var buffer = [CChar](repeating: 0, count: 16)
-        strftime(&buffer, buffer.count, "%H:%M:%S", &parts)
-        return text(buffer)
     }
 }

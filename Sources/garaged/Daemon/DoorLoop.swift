@@ -3,6 +3,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// The book's `loop`, on one thread: it waits in ppoll for requests on every connection (local
@@ -48,7 +49,7 @@ final class DoorLoop: @unchecked Sendable {
     static let stopWithin: Duration = .seconds(5)
     /// Listeners handed over by other threads (the Bluetooth adapter comes and goes), and the
     /// relay thread's reports of presses released or overrun.
-    let pending = Locked(Handover())
+    let pending = Mutex(Handover())
     /// What other threads hand the loop, taken at the top of each turn.
     struct Handover {
         var add: [Listener] = []

@@ -4,6 +4,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// Home Assistant over MQTT, on a thread of its own: the door's loop never waits on the
@@ -43,7 +44,7 @@ final class MQTTChannel: @unchecked Sendable {
     private let clock = SystemMonotonicClock()
     private let worker = Worker("mqtt")
     private var wake: WakeEvent { worker.wake }
-    private let shared = Locked((retained: [String: String](), events: [String](), dropped: 0,
+    private let shared = Mutex((retained: [String: String](), events: [String](), dropped: 0,
                                  status: Status()))
 
     /// systemd's status line shows the connection; set before `start`.

@@ -3,6 +3,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// Performs button presses on the relay from a thread of its own, so nothing else the daemon
@@ -45,11 +46,11 @@ final class PulseDriver: @unchecked Sendable {
 
     private let line: any RelayLine
     /// The relay thread and the guard both drive the line; one at a time.
-    private let lineLock = Locked(())
+    private let lineLock = Mutex(())
     private let pulse: Duration
     private let clock: any MonotonicClock
     private let log: Logger
-    private let state = Locked(State())
+    private let state = Mutex(State())
     /// The relay thread (it times every release) and the guard (it releases a press the relay
     /// thread overran).
     private let relay = Worker("relay")

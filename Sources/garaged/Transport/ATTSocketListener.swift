@@ -8,7 +8,7 @@ import Glibc
 /// (one packet, one PDU, MTU 23 until exchanged), served exactly like a phone over Bluetooth:
 /// same ATT server, same throttling as a remote channel. It is how the tests, and anyone
 /// without a radio, speak GATT to the real daemon.
-final class ATTSocketListener: Listener {
+final class ATTSocketListener: Listener, @unchecked Sendable {
     let fd: Int32
     let path: String
     private let gatt: GarageGATT

@@ -49,8 +49,9 @@ enum Incoming {
     case refused(Reply, why: String)
 }
 
-/// A socket that new connections arrive on.
-protocol Listener: AnyObject {
+/// A socket that new connections arrive on. Made on one thread (the Bluetooth supervisor makes
+/// L2CAP listeners) and handed to the door loop, which alone uses it from then on.
+protocol Listener: AnyObject, Sendable {
     var fd: Int32 { get }
     /// What it is, for the log ("local socket /run/garaged/garaged.sock").
     var description: String { get }

@@ -6,7 +6,7 @@ import Glibc
 
 /// The local socket's listening end: each connection is told apart by the uid the kernel
 /// reports for it, and the owner (uid 0 or the daemon's own uid) is never throttled.
-final class LocalListener: Listener {
+final class LocalListener: Listener, @unchecked Sendable {
     let fd: Int32
     let path: String
     private let trustedUIDs: Set<uid_t> = [0, getuid()]

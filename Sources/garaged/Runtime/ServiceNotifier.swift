@@ -2,6 +2,7 @@ import CSystemd
 import DoorCore
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// Tells systemd what a `Type=notify` unit needs to know: READY=1 once garaged can open the
@@ -13,7 +14,7 @@ final class ServiceNotifier: @unchecked Sendable {
     /// advises; nil when the unit has no WatchdogSec=.
     let watchdogInterval: Duration?
     /// The parts of the STATUS= line, in this order: door, lockout, bluetooth, mqtt.
-    private let parts = Locked((values: [String: String](), sent: ""))
+    private let parts = Mutex((values: [String: String](), sent: ""))
     private static let order = ["door", "lockout", "bluetooth", "mqtt"]
     private var nextPing: Instant?
     /// Whether systemd listens (NOTIFY_SOCKET is set): the status line is built only then.

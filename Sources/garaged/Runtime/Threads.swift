@@ -48,31 +48,6 @@ final class WakeEvent: @unchecked Sendable {
     deinit { close(fd) }
 }
 
-/// A plain mutex for the few values two threads share. The pthread mutex lives on the heap:
-/// its address must never change, which `&storedProperty` does not promise.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init(_ value: Value) {
-        self.value = value
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-}
-
 /// Waits for `fds` until `timeout` (nil: forever); a negative timeout polls without waiting.
 @discardableResult
 func waitFor(_ fds: inout [pollfd], timeout: Duration?) -> Int32 {

@@ -2,6 +2,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// Makes event records durable on a thread of its own, so the door loop (and through it the
@@ -14,7 +15,7 @@ final class EventWriter: @unchecked Sendable {
 
     private let files: [EventRecord.Importance: EventHistoryFile]
     private let log: Logger
-    private let state = Locked((queue: [EventRecord](), dropped: 0))
+    private let state = Mutex((queue: [EventRecord](), dropped: 0))
     private let worker = Worker("event-writer")
 
     init(kept: EventHistoryFile, attempts: EventHistoryFile, log: Logger) {

@@ -2,6 +2,7 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// One of garaged's own threads, with the contract every one of them keeps: `start` runs the
@@ -14,7 +15,7 @@ final class Worker: @unchecked Sendable {
     /// Wakes the body's poll: new work for it, or the request to stop.
     let wake = WakeEvent()
     private let finished = WakeEvent()
-    private let state = Locked((stopping: false, done: false))
+    private let state = Mutex((stopping: false, done: false))
 
     init(_ name: String) { self.name = name }
 

@@ -3,43 +3,56 @@ import DoorCore
 import DoorSystem
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// One line per event on stderr, as `LEVEL event key=value ...`, for journald or a terminal.
 /// Lines are queued and written by a thread of their own, so a stalled stderr (journald busy, a
 /// full pipe, a terminal paused with Ctrl-S) never holds up a press or a reply; if the queue
-/// fills, lines are dropped and the count is reported once stderr moves again. Under systemd
-/// (JOURNAL_STREAM set) the timestamp is left to journald. PINs never reach it: callers log
-/// slots, and `PIN` itself prints as asterisks.
+/// fills, lines are dropped and the count is reported once stderr moves again. When stderr is
+/// the journal (JOURNAL_STREAM names it), each line starts with its sd-daemon priority (`<4>`),
+/// so `journalctl -p warning` finds the warnings, and the timestamp is left to journald. PINs
+/// never reach it: callers log slots, and `PIN` itself prints as asterisks.
 struct Logger: Sendable {
-    let timestamps: Bool
+    /// How much a line matters, with its syslog priority (sd-daemon(3)).
+    enum Level: String, Sendable {
+        case info = "INFO", warning = "WARN", error = "ERROR"
+
+        var priority: Int {
+            switch self {
+            case .error: return 3
+            case .warning: return 4
+            case .info: return 6
+            }
+        }
+    }
+
+    /// Whether stderr is the journal's stream: priorities, no timestamps.
+    let journal: Bool
     private let sink: LogSink
 
     init() {
-        timestamps = getenv("JOURNAL_STREAM") == nil
+        journal = Logger.stderrIsJournal()
         sink = LogSink()
     }
 
-    /// How much a line matters.
-    enum Level: String, Sendable { case info = "INFO", warning = "WARN", error = "ERROR" }
-
-    func info(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("INFO", event, fields) }
-    func warning(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("WARN", event, fields) }
-    func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit("ERROR", event, fields) }
+    func info(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit(.info, event, fields) }
+    func warning(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit(.warning, event, fields) }
+    func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit(.error, event, fields) }
     /// For lines whose fields are assembled as they go.
-    func info(_ event: String, _ fields: [(String, String)]) { emit("INFO", event, fields) }
-    func log(_ level: Level, _ event: String, _ fields: [(String, String)]) { emit(level.rawValue, event, fields) }
+    func info(_ event: String, _ fields: [(String, String)]) { emit(.info, event, fields) }
+    func log(_ level: Level, _ event: String, _ fields: [(String, String)]) { emit(level, event, fields) }
 
     /// Waits (up to `timeout`) until every queued line is written: for exit paths.
     func flush(timeout: Duration = .milliseconds(300)) { sink.flush(timeout: timeout) }
 
-    private func emit(_ level: String, _ event: String, _ fields: KeyValuePairs<String, String>) {
+    private func emit(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
         emit(level, event, fields.map { ($0.key, $0.value) })
     }
 
-    private func emit(_ level: String, _ event: String, _ fields: [(String, String)]) {
-        var line = timestamps ? Logger.now() + " " : ""
-        line += "\(level) \(event)"
+    private func emit(_ level: Level, _ event: String, _ fields: [(String, String)]) {
+        var line = journal ? "<\(level.priority)>" : WallTime.format(EventRecord.now(), .logStamp) + " "
+        line += "\(level.rawValue) \(event)"
         for (k, v) in fields { line += " \(k)=\(Logger.quote(v))" }
         line += "\n"
         sink.enqueue(line)
@@ -51,17 +64,15 @@ struct Logger: Sendable {
         return "\"" + v.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
     }
 
-    /// Local time with milliseconds, e.g. 2026-11-22T14:03:05.123.
-    static func now() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        var t = time_t(ts.tv_sec)
-        var tmv = tm()
-        localtime_r(&t, &tmv)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let ms = ts.tv_nsec / 1_000_000
-        let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-        return "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))T\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec)).\(msText)"
+    /// True when JOURNAL_STREAM names the device and inode stderr is connected to, as
+    /// systemd sets it for a service whose output goes to the journal (a variable inherited
+    /// by a process whose stderr was redirected elsewhere does not match).
+    static func stderrIsJournal() -> Bool {
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = value.split(separator: ":")
+        var st = stat()
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]), fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 }
 
@@ -75,7 +86,7 @@ private final class LogSink: @unchecked Sendable {
         var writing = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     /// The writer runs for the process's life: the log is the last thing to go quiet, so it is
     /// flushed (`flush`), never stopped.
     private let worker = Worker("log")
