@@ -168,6 +168,6 @@ final class ControllerTests: XCTestCase {
         let auto = c.tick(at: t(40_000))
         XCTAssertEqual(auto.presses.map(\.reason), [.autoClose])
         XCTAssertEqual(auto.records.map(\.kind), [.autoClose], "the history records the door's own press")
-        XCTAssertEqual(auto.pushes.map(\.text), ["S CLOSING"], "and phones are told")
+        XCTAssertEqual(c.status(at: t(40_000)).push(at: t(40_000)).text, "S CLOSING", "and phones are told (from the status)")
     }
 }

@@ -61,6 +61,33 @@ final class MQTTTests: GaragedTestCase {
         XCTAssertEqual(try broker.receive(["\(base)/availability"], count: 1).first?.payload, "offline")
     }
 
+    /// Home Assistant showed the cover as "unknown" after every start of garaged and every
+    /// broker restart: the retained state, last opener, lockout and fault were published only
+    /// once the door moved. Nothing here touches the door or even the local socket (a
+    /// connection to it used to wake the loop and hide the bug): a fresh subscriber finds every
+    /// value retained, after the start and again after the broker restarted empty.
+    func testTheRetainedValuesFollowEveryConnectWithoutTheDoorMoving() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        let daemon = try launchDaemon(["--mqtt", broker.url, "--mqtt-client-id", node])
+        let topics = ["state", "last_opened_by", "lockout", "fault"].map { "\(base)/\($0)" }
+        for round in 1...2 {
+            waitUntil("connect number \(round)", timeout: .seconds(15)) {
+                daemon.log.components(separatedBy: "mqtt-connected").count > round
+            }
+            let retained = try broker.receive(topics, count: 4, seconds: 5, options: ["--retained-only"])
+            let byTopic = Dictionary(retained.map { ($0.topic, $0.payload) }, uniquingKeysWith: { a, _ in a })
+            XCTAssertEqual(byTopic["\(base)/state"], "closed", "round \(round): \(retained)")
+            XCTAssertEqual(byTopic["\(base)/last_opened_by"], "nobody yet")
+            XCTAssertEqual(byTopic["\(base)/lockout"], "none")
+            XCTAssertEqual(byTopic["\(base)/fault"], "none")
+            if round == 1 {
+                broker.kill()  // persistence off: it comes back with nothing retained
+                try broker.restart()
+            }
+        }
+    }
+
     func testTheLastWillSaysOfflineWhenTheDaemonDies() throws {
         let broker = try MQTTBroker(self)
         let daemon = try startWithBroker(broker)

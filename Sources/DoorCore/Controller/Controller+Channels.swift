@@ -27,6 +27,7 @@ extension Controller {
             }
         }
         outcome.replies = [reply]
+        noteOpener(outcome, name: source.description)
         let detail = outcome.presses.isEmpty ? reply.text : "pressed"
         outcome.records.append(EventRecord(time: wall, kind: kind, source: source.description, detail: detail))
         return outcome

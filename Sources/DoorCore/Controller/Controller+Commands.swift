@@ -92,7 +92,8 @@ extension Controller {
             labels = copy
             return [.ok]
         case .status:
-            return [.record(statusRecord(at: now)), .ok]
+            outcome.query = .status
+            return []
         case .log(let since):
             outcome.query = .log(since: since)
             return []

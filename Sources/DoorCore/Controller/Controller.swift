@@ -16,9 +16,10 @@ public struct Controller: Sendable {
     public internal(set) var labels: Labels
     /// How often each channel may start the warning or change a hold.
     public internal(set) var rates = RequestRates()
-    /// How the daemon's other channels stand (MQTT), kept up to date by the daemon and shown
-    /// at the end of the status object.
-    public var channelStatus: [(String, JSONValue)] = []
+    /// Who last opened the door with a press (see `DoorStatus.lastOpener`).
+    public internal(set) var lastOpener: String?
+    /// Who asked for an open that waits for its warning: the opener once it presses.
+    var pendingOpener: String?
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
     let intervalStore: (any ClosingIntervalSaving)?
@@ -54,6 +55,7 @@ public struct Controller: Sendable {
         report(door.advance(to: now), at: now, wall: wall, into: &outcome)
         let labelsBefore = labels
         judge(bytes, from: source, at: now, wall: wall, age: age, &outcome)
+        noteOpener(outcome, name: opener(slot: outcome.slot, source: source))
         outcome.records += outcome.requestRecords(source: source.description, at: wall, labelsBefore: labelsBefore,
                                                   labelsAfter: labels)
         return outcome
@@ -105,6 +107,18 @@ public struct Controller: Sendable {
         outcome.replies = [.error(.stale)]
         outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Door.maxRequestAge.nanoseconds / 1_000_000) ms)"
         return true
+    }
+
+    /// How the history and Home Assistant name whoever asked: a label, the slot, or the channel.
+    func opener(slot: Int?, source: RequestSource) -> String {
+        guard let slot else { return source.description }
+        return label(of: slot) ?? (slot == 0 ? "master PIN" : "slot \(slot)")
+    }
+
+    /// Remembers who opened the door (a press now), or will once the warning has run.
+    mutating func noteOpener(_ outcome: Outcome, name: String) {
+        if outcome.presses.contains(where: { $0.reason == .open }) { lastOpener = name }
+        if outcome.door.contains(.pressWarned(.open)) { pendingOpener = name }
     }
 
     /// Whether the PIN in `slot` may ask for `command`: the master for management, any stored
@@ -160,6 +174,11 @@ public struct Controller: Sendable {
                          into outcome: inout Outcome) {
         if door.closeFailed != closeFailedKept { keepCloseFailed(wall: wall, &outcome) }
         guard !events.isEmpty else { return }
+        if !byRequest, events.presses.contains(where: { $0.reason == .open }) {
+            // An open that waited for its warning presses now: whoever asked for it opened.
+            lastOpener = pendingOpener ?? lastOpener
+            pendingOpener = nil
+        }
         outcome.door += events
         outcome.records += events.compactMap { e in
             if byRequest, case .press = e { return nil }

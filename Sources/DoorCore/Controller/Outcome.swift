@@ -54,6 +54,8 @@ extension Controller {
 
     /// Local requests the controller authorises but cannot answer: the caller serves them.
     public enum LocalQuery: Equatable, Sendable {
+        /// The status record: the daemon holds the status with its channels (`DoorStatus`).
+        case status
         case log(since: Int64?)
         case follow(LocalCommand.FollowTopic, since: Int64?)
         /// The Bluetooth pairing agent and the bonds live in the daemon.

@@ -151,23 +151,26 @@ public struct Door: Sendable {
     /// The level a switch counts as, nil for a switch the door does not have.
     public func isActive(_ which: DoorSwitch) -> Bool? { switches[which]?.stable }
 
-    /// Whole seconds until the door closes by itself (the warned press, or auto-close and its
-    /// warning), for `S` and status; nil when nothing is pending.
-    public func closesIn(at now: Instant) -> Int? {
+    /// When the door closes by itself (the warned close, or auto-close and its warning), nil
+    /// when nothing will close it.
+    public func closesAt(at now: Instant) -> Instant? {
         if let p = pendingPress, p.reason == .close || p.reason == .autoClose {
-            return max(0, ((p.due ?? now + (timing.warning ?? .zero)) - now).secondsRoundedUp)
+            return p.due ?? (warningDecidedAt ?? now) + (timing.warning ?? .zero)
         }
         guard let interval = autoCloseInterval, holdUntil == nil, !closeFailed else { return nil }
         let warning = timing.warning ?? .zero
         switch position {
         case .open:
-            return autoCloseAt.map { max(0, (($0 - now) + warning).secondsRoundedUp) }
+            return autoCloseAt.map { $0 + warning }
         case .opening where expectation?.target == .open && (sensing.believed || travelEndsAt != nil):
-            return travelEndsAt.map { (($0 - now) + interval + warning).secondsRoundedUp }
+            return travelEndsAt.map { $0 + interval + warning }
         default:
             return nil
         }
     }
+
+    /// Whole seconds until the door closes by itself, for `S`; nil when nothing is pending.
+    public func closesIn(at now: Instant) -> Int? { closesAt(at: now).map { max(0, ($0 - now).secondsRoundedUp) } }
 
     /// Seconds the hold still lasts, nil when none.
     public func holdLeft(at now: Instant) -> Int? { holdUntil.map { max(0, ($0 - now).secondsRoundedUp) } }

@@ -35,15 +35,15 @@ extension Door.Event {
         }
     }
 
-    /// What phones that enabled notifications are told of it (one record, at most 20 bytes).
+    /// What phones that enabled notifications are told of it (one record, at most 20 bytes):
+    /// warnings, faults, "left open". The door's state (`S`) reaches them from the status.
     public func push(_ door: Door, at now: Instant) -> Reply? {
         switch self {
-        case .moved(let p, _): return .status(p, autoCloseIn: p == door.position ? door.closesIn(at: now) : nil)
         case .pressWarned: return .warning(seconds: door.timing.warning?.secondsRoundedUp ?? 0)
         case .pressCancelled: return .warningOff
         case .fault(let f): return .fault(f)
         case .leftOpen(let d): return .leftOpen(minutes: Int(d.nanoseconds / 60_000_000_000))
-        case .press, .warning, .light, .holdEnded: return nil
+        case .press, .moved, .warning, .light, .holdEnded: return nil
         }
     }
 }

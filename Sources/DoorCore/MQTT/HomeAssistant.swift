@@ -57,12 +57,16 @@ public struct HomeAssistant: Sendable {
         Controller.ChannelCommand(rawValue: String(decoding: payload, as: UTF8.self))
     }
 
-    /// What the lockout sensor shows: `none`, or each locked channel with its seconds.
-    public static func lockout(_ throttle: Throttle, at now: Instant) -> String {
-        let locked = Throttle.Channel.allCases.compactMap { c in
-            throttle.remainingLock(c, at: now).map { "\(c.rawValue) locked \($0.secondsRoundedUp) s" }
-        }
-        return locked.isEmpty ? "none" : locked.joined(separator: ", ")
+    /// The retained values Home Assistant shows, from the status: the cover's state, who last
+    /// opened it, the lockout (`none`, or each locked channel with its seconds) and a fault.
+    public func retained(_ status: DoorStatus, at now: Instant) -> [(topic: String, value: String)] {
+        let locked = status.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
+        return [
+            (stateTopic, HomeAssistant.state(status.position)),
+            (lastOpenedByTopic, status.lastOpener ?? "nobody yet"),
+            (lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", ")),
+            (faultTopic, status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"),
+        ]
     }
 
     /// The retained discovery documents: the cover (the door) and three sensors, all on one

@@ -11,14 +11,16 @@ import Synchronization
 /// loop, and advertises (iBeacon plus the book's service). It checks the adapter every second
 /// and whenever a phone connects or leaves, so an adapter that is missing at start, goes down,
 /// is reset or unplugged is taken back when it returns, while the local socket goes on serving.
-final class BluetoothPeripheral: @unchecked Sendable {
+final class BluetoothPeripheral: Service, @unchecked Sendable {
     private enum Phase: Equatable {
         case searching(String)   // why there is no usable adapter
         case serving(devID: Int32, listenerFD: Int32)
     }
 
     private let settings: BluetoothSettings
-    private let loop: DoorLoop
+    /// Where listeners, the pairing agent's reports and the adapter's state go: the door
+    /// loop's inbox (Bluetooth never holds the loop itself).
+    private let inbox: LoopInbox
     private let log: Logger
     /// With `--ble-security paired`: the pairing agent, or why there can be none (then
     /// Bluetooth stays off rather than serve phones it cannot pair).
@@ -39,9 +41,9 @@ final class BluetoothPeripheral: @unchecked Sendable {
     /// How long to wait after a phone connects or leaves before re-arming advertising.
     static let settle: Duration = .milliseconds(250)
 
-    init(settings: BluetoothSettings, loop: DoorLoop, log: Logger, bonds: Result<BondStore, StoreError>?) {
+    init(settings: BluetoothSettings, inbox: LoopInbox, log: Logger, bonds: Result<BondStore, StoreError>?) {
         self.settings = settings
-        self.loop = loop
+        self.inbox = inbox
         self.log = log
         var agent: PairingAgent?
         var problem: String?
@@ -53,7 +55,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         case .success(let store):
             let wake = worker.wake
             do throws(BluetoothError) {
-                agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }) { [weak loop] in loop?.pairingReport($0) }
+                agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }) { [inbox] in inbox.pairing($0) }
             } catch {
                 problem = "\(error.description); paired mode cannot work without it"
             }
@@ -77,7 +79,9 @@ final class BluetoothPeripheral: @unchecked Sendable {
     }
 
     /// Stops advertising and takes the listener back; waits at most a second.
-    func stop() { worker.stop(within: .seconds(1)) }
+    func stop() -> Bool { worker.stop(within: .seconds(1)) }
+
+    var name: String { worker.name }
 
     private func run() {
         var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
@@ -97,8 +101,13 @@ final class BluetoothPeripheral: @unchecked Sendable {
         }
         if case .serving(let dev, let fd) = phase {
             cbt_advertise_stop(dev)
-            loop.remove(listenerFD: fd)
+            inbox.remove(listenerFD: fd)
         }
+    }
+
+    /// Tells the door loop how Bluetooth stands (the status record and systemd's line).
+    private func state(_ state: String, _ line: String) {
+        inbox.channel(ChannelStatus(name: "bluetooth", record: .object([("state", .string(state)), ("detail", .string(line))]), line: line))
     }
 
     private func check() {
@@ -134,7 +143,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
         if case .searching = phase {
             do {
                 let listener = try L2CAPListener(adapter: adapter, gatt: settings.gatt, bonds: agent?.bonds) { [weak self] in self?.poke() }
-                loop.add(listener)
+                inbox.add(listener)
                 phase = .serving(devID: adapter.dev_id, listenerFD: listener.fd)
                 startedServing = true
                 agent?.prepare(index: UInt16(adapter.dev_id))
@@ -166,7 +175,7 @@ final class BluetoothPeripheral: @unchecked Sendable {
                 logOnce("advertising-failed", text(err))
             } else {
                 logOnce("advertising", "\(name) every \(Int(settings.intervalUnits) * 625 / 1000) ms")
-                loop.notifier?.set("bluetooth", "\(name) advertising as \(settings.gatt.name)")
+                state("advertising", "\(name) advertising as \(settings.gatt.name)")
             }
         } catch {
             logOnce("advertising-failed", "\(error)")
@@ -185,12 +194,12 @@ final class BluetoothPeripheral: @unchecked Sendable {
 
     private func lose(_ why: String) {
         if case .serving(_, let fd) = phase {
-            loop.remove(listenerFD: fd)
+            inbox.remove(listenerFD: fd)
             agent?.adapterLost(why)
         }
         lastArmed = nil
         if phase != .searching(why) {
-            loop.notifier?.set("bluetooth", "unavailable: \(why)")
+            state("unavailable", "unavailable: \(why)")
             log.warning("bluetooth-unavailable", ["why": why, "meanwhile": "the local socket keeps serving; retrying every second"])
         }
         phase = .searching(why)

@@ -5,17 +5,6 @@ import DoorSystem
 import Glibc
 #endif
 
-/// Where Home Assistant's commands go once the door loop exists (the MQTT channel is set up
-/// before it, and sends nothing until it is started, after this is set).
-final class MQTTInbox: @unchecked Sendable {
-    weak var loop: DoorLoop?
-}
-
-/// Why the daemon could not start; the message says what to do.
-struct StartupError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// Wires the parts together and runs them until SIGTERM or SIGINT: the table (locked, then
 /// loaded), the relay line (claimed inactive), the pulse driver, the socket, the door loop.
 struct Daemon {
@@ -66,12 +55,12 @@ struct Daemon {
         }
         // MQTT is set up (TLS included) before any line is claimed: TLS that cannot be set up
         // stops garaged here, naming the CA; it never falls back to plain text.
-        let inbox = MQTTInbox()
+        let inbox = LoopInbox()
         let mqtt = try settings.mqtt.map { m in
             try MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
                                                            name: settings.bleName, commandsEnabled: m.commands,
                                                            version: GaragedCommand.version),
-                            log: log) { command, at in inbox.loop?.mqttCommand(command, receivedAt: at) }
+                            log: log, inbox: inbox)
         }
         let tableFile = PinTableFile(path: settings.pins)
         let lock: TableLock
@@ -136,7 +125,9 @@ struct Daemon {
             log.warning("door-state-unreadable", ["error": error.description,
                                                   "effect": "held as after a failed close: no automatic close until the door is seen closed"])
         }
-        let pulser = PulseDriver(line: hardware.relay, pulse: settings.timing.pulse, clock: clock, log: log)
+        let pulser = PulseDriver(line: hardware.relay, pulse: settings.timing.pulse, clock: clock, log: log) { overran in
+            inbox.relayReleased(overran: overran)
+        }
         let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()
         do {
@@ -160,9 +151,11 @@ struct Daemon {
         let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
         let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
-        events.start()
+        let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, inbox: inbox, log: log, bonds: bonds) : nil
+        let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? [])
         let loop = DoorLoop(controller: controller, pulser: pulser, outputs: hardware.outputs, switches: hardware.switches,
-                            listeners: listeners, clock: clock, log: log, history: history, events: events)
+                            listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
+                            pairing: peripheral?.agent, clock: clock, log: log, history: history, events: events)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
         let t = timing
         let autoClose = (t.autoClose.map { String($0.secondsRoundedUp) } ?? "off") + (storedInterval != nil ? " (set from the app)" : "")
@@ -182,33 +175,26 @@ struct Daemon {
         ]
         log.info("start", fields)
         warnAboutAutoClose(timing, sensing: settings.sensing)
-        let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, loop: loop, log: log, bonds: bonds) : nil
-        loop.pairing = peripheral?.agent
-        inbox.loop = loop
-        loop.mqtt = mqtt
-        loop.notifier = notifier
-        mqtt?.notifier = notifier
         if let m = settings.mqtt {
             log.info("mqtt", ["broker": m.url, "client_id": m.clientID, "user": m.user ?? "-",
                               "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])
         }
-        loop.start()
-        peripheral?.start()
-        mqtt?.start()
+        // Started in this order, stopped in the reverse: the history's writer, the door's lines,
+        // the relay, the door loop, then what brings requests in (Bluetooth, Home Assistant).
+        // On stop, nothing new comes in, the loop answers what it took and closes its
+        // connections, the relay ends its press and lets go, the other lines are released, the
+        // history is written. Each stop waits at most its own deadline.
+        let services = ServiceGroup(services: [events, DoorLines(hardware), pulser, loop]
+                                        + (peripheral.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []))
+        services.start()
 
         let received = waitForStopSignal()
         notifier.stopping("SIG" + Daemon.name(of: received))
         log.info("stopping", ["signal": Daemon.name(of: received)])
-        // The order garaged stops in: nothing new comes in (Home Assistant, Bluetooth), the door
-        // loop answers what it took and closes its connections, the relay ends its press and
-        // lets go, the other lines are released, the history is written, the log flushed. Each
-        // stop waits for its worker, at most that worker's `stopWithin`.
-        mqtt?.stop()
-        peripheral?.stop()
-        loop.stop(reason: "SIG" + Daemon.name(of: received))
-        pulser.shutdown()
-        hardware.releaseAllButTheRelay()
-        events.stop()
+        loop.stopReason = "SIG" + Daemon.name(of: received)
+        for name in services.stop() {
+            log.error("stop-slow", ["service": name, "effect": "its thread is left; the kernel releases every line when garaged exits"])
+        }
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
         log.flush()

@@ -55,3 +55,20 @@ struct DoorHardware {
         relay.close()
     }
 }
+
+/// The door's lines besides the relay (the warning output, the light, the switches) as a
+/// service: claimed before anything starts, given back when garaged stops, after the relay's
+/// last press (the pulse driver lets the relay go itself).
+final class DoorLines: Service, @unchecked Sendable {
+    let hardware: DoorHardware
+    var name: String { "door-lines" }
+
+    init(_ hardware: DoorHardware) { self.hardware = hardware }
+
+    func start() {}
+
+    func stop() -> Bool {
+        hardware.releaseAllButTheRelay()
+        return true
+    }
+}

@@ -62,21 +62,26 @@ extension DoorLoop {
         for c in connections.values { if let bearer = c as? ATTConnection { bearer.push(pushes) } }
     }
 
-    /// The retained values Home Assistant shows: the cover's state, who last opened it, the
-    /// lockout, a fault (the channel sends only what changed).
-    func publishToHomeAssistant() {
-        guard let mqtt else { return }
-        let ha = mqtt.ha, door = controller.door
-        mqtt.retain(ha.stateTopic, HomeAssistant.state(door.position))
-        mqtt.retain(ha.lastOpenedByTopic, lastOpenedBy)
-        mqtt.retain(ha.lockoutTopic, HomeAssistant.lockout(controller.throttle, at: clock.now()))
-        mqtt.retain(ha.faultTopic, door.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none")
-        let s = mqtt.status
-        controller.channelStatus = [("mqtt", .object([
-            ("state", .string(s.state)), ("broker", .string(mqtt.settings.url)), ("since", .number(s.since)),
-            ("last_error", s.lastError.map { .string($0) } ?? .null),
-            ("commands", .bool(mqtt.settings.commands)),
-        ]))]
+    /// Tells every audience the door's status when it changed since they last heard it (and
+    /// at start): status followers get the record, phones `S <STATE>` when the state changed,
+    /// then each subscriber (systemd's line, Home Assistant's retained values).
+    func publishStatus() {
+        let now = clock.now()
+        let status = controller.status(at: now, channels: channels.keys.sorted().compactMap { channels[$0] })
+        guard status != lastStatus else { return }
+        if let last = lastStatus, last.position != status.position { pendingPushes.append(status.push(at: now)) }
+        lastStatus = status
+        let followers = followers(of: .status)
+        if !followers.isEmpty {
+            let record = status.record(at: now)
+            for c in followers { c.deliver([.record(record)]) }
+        }
+        for s in subscribers { s.statusChanged(status, at: now) }
+    }
+
+    /// The status as every audience has it now (for `Lstatus` and a new follower).
+    func currentStatus() -> DoorStatus {
+        lastStatus ?? controller.status(at: clock.now(), channels: channels.keys.sorted().compactMap { channels[$0] })
     }
 
     /// Starts a press the door's gate allowed. It cannot be refused, since the door decides no

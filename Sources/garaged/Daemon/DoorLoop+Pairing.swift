@@ -4,12 +4,6 @@ import DoorSystem
 /// The owner's side of Bluetooth pairing (`--ble-security paired`): `garage-pins pair` opens
 /// the window and follows it, `phones` lists the bonds, `unpair` forgets one at once.
 extension DoorLoop {
-    /// A report from the pairing agent, from the Bluetooth thread.
-    func pairingReport(_ report: PairingWindow.Report) {
-        pending.withLock { $0.pairingReports.append(report) }
-        wake.signal()
-    }
-
     /// Opens the window for one phone; the asking connection is told the passkey and the end.
     func pair(_ request: PairingWindow.Request, for connection: Connection) -> [Reply] {
         guard let client = connection as? LocalClient else { return [.error(.command)] }

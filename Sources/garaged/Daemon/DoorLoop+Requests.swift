@@ -34,6 +34,8 @@ extension DoorLoop {
     private func answer(_ outcome: Controller.Outcome, to connection: Connection) -> [Reply] {
         let source = connection.source
         switch outcome.query {
+        case .status:
+            return [.record(currentStatus().record(at: clock.now())), .ok]
         case .log(let since):
             let records = history.since(since)
             return records.map { .record($0.json) } + [.listed(count: records.count)]
@@ -47,7 +49,7 @@ extension DoorLoop {
                 return [.error(.limit)]
             }
             client.follow(topic)
-            if topic == .status { return [.ok, .record(controller.statusRecord(at: clock.now()))] }
+            if topic == .status { return [.ok, .record(currentStatus().record(at: clock.now()))] }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case .pair(let request):
             return pair(request, for: connection)
@@ -62,11 +64,12 @@ extension DoorLoop {
         }
     }
 
-    /// A command from Home Assistant: judged by the door's rules, refused when it waited too long.
-    func handle(_ command: Controller.ChannelCommand, receivedAt: Instant) {
+    /// A command from Home Assistant: judged by the door's rules, refused when it may have
+    /// waited too long (`arrived` is the earliest it can have arrived).
+    func handle(_ command: Controller.ChannelCommand, arrived: Instant) {
         let source = RequestSource("mqtt", channel: nil)
         let now = clock.now()
-        let outcome = controller.command(command, from: source, at: now, wall: EventRecord.now(), age: now - receivedAt)
+        let outcome = controller.command(command, from: source, at: now, wall: EventRecord.now(), age: now - arrived)
         carryOut(outcome, summaryKey: "mqtt")
         var extra: [(String, String)] = []
         if let why = outcome.refusal { extra.append(("why", why)) }
@@ -101,10 +104,7 @@ extension DoorLoop {
         history.append(r)
         events?.enqueue(r)
         for c in followers(of: .log) { c.deliver([.record(r.json)]) }
-        if r.kind == .open, r.detail?.hasPrefix("pressed") == true {
-            lastOpenedBy = r.label ?? r.slot.map { $0 == 0 ? "master PIN" : "slot \($0)" } ?? r.source
-        }
-        mqtt?.event(r.json.serialized)
+        for s in subscribers { s.eventRecorded(r) }
     }
 
     /// Records what an outcome says happened; what can repeat once per burst (same kind,
@@ -141,50 +141,4 @@ extension DoorLoop {
         connections.values.compactMap { $0 as? LocalClient }.filter { $0.following == topic }
     }
 
-    /// What a status follower is pushed on when it changes (not every second of a countdown):
-    /// compared on every turn of the loop, so it is plain values, never text.
-    struct StatusKey: Equatable {
-        var position: DoorPosition
-        var fault: DoorFault?
-        var warningOn: Bool
-        var lightOn: Bool
-        var holding: Bool
-        var autoClose: Duration?
-        var locked: [Bool]
-        var failures: [Int]
-    }
-
-    /// Pushes the status to status followers (and systemd's status line) when the door, a
-    /// lockout or a count of wrong PINs changed.
-    func pushStatusIfChanged() {
-        let now = clock.now()
-        let door = controller.door
-        let channels = Throttle.Channel.allCases
-        let key = StatusKey(position: door.position, fault: door.fault, warningOn: door.warningOn, lightOn: door.lightOn,
-                            holding: door.holdLeft(at: now) != nil, autoClose: door.autoCloseInterval,
-                            locked: channels.map { controller.throttle.remainingLock($0, at: now) != nil },
-                            failures: channels.map { controller.throttle.budget($0, at: now).failures })
-        guard key != lastStatusKey else { return }
-        lastStatusKey = key
-        updateServiceStatus()
-        let followers = followers(of: .status)
-        guard !followers.isEmpty else { return }
-        let status = controller.statusRecord(at: now)
-        for c in followers { c.deliver([.record(status)]) }
-    }
-
-    /// The door and lockout parts of the line `systemctl status` shows.
-    func updateServiceStatus() {
-        guard let notifier, notifier.active else { return }
-        let now = clock.now()
-        let door = controller.door
-        var text = door.position.rawValue
-        if let fault = door.fault { text += ", fault \(fault.rawValue)" }
-        if door.sensing.believed { text += " (believed: no sensors)" }
-        notifier.set("door", text)
-        let locked = Throttle.Channel.allCases.compactMap { channel in
-            controller.throttle.remainingLock(channel, at: now).map { "\(channel.rawValue) until \(WallTime.format(EventRecord.now() + Int64($0.secondsRoundedUp) * 1000, .timeOfDay))" }
-        }
-        notifier.set("lockout", locked.isEmpty ? "none" : locked.joined(separator: ", "))
-    }
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// outputs, replies, log, history and what phones are told). The controller is touched only
 /// here, so it needs no locks. Connections are in `DoorLoop+Connections.swift`, requests in
 /// `DoorLoop+Requests.swift`, the door's side in `DoorLoop+Door.swift`.
-final class DoorLoop: @unchecked Sendable {
+final class DoorLoop: Service, @unchecked Sendable {
     /// Connections that send requests, at most (followers are counted apart); fewer when the
     /// process may open fewer descriptors (`connectionLimit`).
     static let maxConnections = 128
@@ -34,7 +34,7 @@ final class DoorLoop: @unchecked Sendable {
     let switches: [any SwitchInput]
     let clock: any MonotonicClock
     let log: Logger
-    var listeners: [Int32: Listener] = [:]
+    var listeners: [Int32: any Listener] = [:]
     var connections: [Int32: Connection] = [:]
     /// Requesting connections allowed at once, from the descriptor limit at start.
     let connectionLimit: Int
@@ -42,23 +42,19 @@ final class DoorLoop: @unchecked Sendable {
     /// is out of descriptors, so the owner can always get in (the idlest connection makes room).
     var spareFD: Int32 = -1
     var pausedListeners: [Int32: Instant] = [:]
-    /// The loop's thread; other threads hand work over through `worker.wake`.
+    /// The loop's thread; `stop` wakes it through `worker.wake`.
     let worker = Worker("door-loop")
-    var wake: WakeEvent { worker.wake }
     /// How long `stop` waits for the loop to answer what it took and close its connections.
     static let stopWithin: Duration = .seconds(5)
-    /// Listeners handed over by other threads (the Bluetooth adapter comes and goes), and the
-    /// relay thread's reports of presses released or overrun.
-    let pending = Mutex(Handover())
-    /// What other threads hand the loop, taken at the top of each turn.
-    struct Handover {
-        var add: [Listener] = []
-        var remove: [Int32] = []
-        var released = 0
-        var overruns = 0
-        var commands: [(Controller.ChannelCommand, Instant)] = []
-        var pairingReports: [PairingWindow.Report] = []
-    }
+    /// What the other threads hand over: listeners, the relay's releases, commands, reports,
+    /// the channels' states.
+    let inbox: LoopInbox
+    /// The audiences of the door's status besides the loop's own (followers and phones):
+    /// systemd's status line, Home Assistant's retained values.
+    let subscribers: [any DoorSubscriber]
+    /// The status as last told to every audience, and how each channel last said it stands.
+    var lastStatus: DoorStatus?
+    var channels: [String: ChannelStatus] = [:]
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
     let events: EventWriter?
@@ -67,19 +63,14 @@ final class DoorLoop: @unchecked Sendable {
     /// Log lines anyone can cause at will (requests that changed nothing, evictions) are
     /// logged once per burst, with a count.
     var logBursts = BurstCounter<String, LogLine>()
-    /// The last status pushed to followers, so only changes are pushed.
-    var lastStatusKey: StatusKey?
     /// What phones are to be told once the current request is answered.
     var pendingPushes: [Reply] = []
-    /// Home Assistant over MQTT, when configured (set before `start`).
-    var mqtt: MQTTChannel?
-    /// systemd's view of garaged (readiness, status, watchdog); set before `start`.
-    var notifier: ServiceNotifier?
-    /// The Bluetooth pairing agent, with `--ble-security paired` (set before `start`).
-    var pairing: PairingAgent?
-    /// Who last opened the door (a label, never a PIN), for Home Assistant.
-    var lastOpenedBy = "nobody yet"
-    private var stopReason = "stopped"
+    /// systemd's view of garaged: readiness and the watchdog (it also subscribes to the status).
+    let notifier: ServiceNotifier?
+    /// The Bluetooth pairing agent, with `--ble-security paired`.
+    let pairing: PairingAgent?
+    /// What the history's stop record says (the signal); set before `stop`.
+    var stopReason = "stopped"
 
     /// What a burst of the same log line is summarised as: its event and the fields that say
     /// which line it was.
@@ -89,12 +80,17 @@ final class DoorLoop: @unchecked Sendable {
     }
 
     init(controller: Controller, pulser: PulseDriver, outputs: DoorOutputs = DoorOutputs(), switches: [any SwitchInput] = [],
-         listeners: [Listener], clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
+         listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
+         pairing: PairingAgent? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
          events: EventWriter? = nil) {
         self.controller = controller
         self.pulser = pulser
         self.outputs = outputs
         self.switches = switches
+        self.inbox = inbox
+        self.subscribers = subscribers
+        self.notifier = notifier
+        self.pairing = pairing
         self.clock = clock
         self.log = log
         self.history = history
@@ -104,53 +100,26 @@ final class DoorLoop: @unchecked Sendable {
         let limit = clinux_fd_limit(), open = Int(clinux_open_fd_count())
         connectionLimit = limit < 0 || open < 0 ? DoorLoop.maxConnections
             : max(2, min(DoorLoop.maxConnections, Int(limit) - open - DoorLoop.reservedDescriptors))
-        pulser.onRelease { [weak self] overran in self?.relayReleased(overran: overran) }
     }
 
     func start() { worker.start { [self] in run() } }
 
-    /// Adds a listener from any thread; the loop closes it when it stops.
-    func add(_ listener: Listener) {
-        pending.withLock { $0.add.append(listener) }
-        wake.signal()
-    }
-
-    /// Closes a listener from any thread (its connections stay until their peers leave).
-    func remove(listenerFD fd: Int32) {
-        pending.withLock { $0.remove.append(fd) }
-        wake.signal()
-    }
-
-    /// A command from Home Assistant, from the MQTT thread, stamped with when it arrived.
-    func mqttCommand(_ command: Controller.ChannelCommand, receivedAt: Instant) {
-        pending.withLock { $0.commands.append((command, receivedAt)) }
-        wake.signal()
-    }
-
-    /// Called by the relay thread when a press has ended: the door may decide the next one.
-    private func relayReleased(overran: Bool) {
-        pending.withLock {
-            $0.released += 1
-            if overran { $0.overruns += 1 }
-        }
-        wake.signal()
-    }
-
     /// Stops taking requests, closes every connection and listener (removing socket files);
     /// returns when the loop has finished.
-    func stop(reason: String) {
-        stopReason = reason
-        if !worker.stop(within: DoorLoop.stopWithin) {
-            log.error("stop-slow", ["worker": worker.name, "within_s": String(DoorLoop.stopWithin.secondsRoundedUp)])
-        }
-    }
+    func stop() -> Bool { worker.stop(within: DoorLoop.stopWithin) }
+
+    var name: String { worker.name }
 
     private func run() {
-        // Listeners already accept (their sockets listen) and the relay is held at rest.
-        updateServiceStatus()
+        // Listeners already accept (their sockets listen) and the relay is held at rest. Every
+        // audience hears the status before the first request: Home Assistant's retained state
+        // included, whatever the door does next.
+        _ = takeInbox()
+        publishStatus()
         notifier?.ready(at: clock.now())
-        while takePending() {
-            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+        while takeInbox() {
+            var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: inbox.wake.fd, events: Int16(POLLIN), revents: 0)]
             let now = clock.now()
             pausedListeners = pausedListeners.filter { $0.value > now }
             for s in switches { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
@@ -163,13 +132,14 @@ final class DoorLoop: @unchecked Sendable {
             if waitFor(&fds, timeout: nextDeadline().map { $0 - now }) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
-            wake.drain()
+            worker.wake.drain()
+            inbox.wake.drain()
             for pfd in fds where pfd.revents != 0 {
                 if let s = switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s) }
             }
             carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
             // Requests before anything that can wait: a press goes out first.
-            for pfd in fds where pfd.revents != 0 && pfd.fd != wake.fd {
+            for pfd in fds where pfd.revents != 0 && pfd.fd != worker.wake.fd && pfd.fd != inbox.wake.fd {
                 if let listener = listeners[pfd.fd] {
                     acceptConnections(from: listener)
                     continue
@@ -182,9 +152,8 @@ final class DoorLoop: @unchecked Sendable {
                 if connection.closing { drop(connection) }
             }
             summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))
+            publishStatus()
             flushPushes()
-            pushStatusIfChanged()
-            publishToHomeAssistant()
             for c in Array(connections.values) where c.closing { drop(c) }
             // Only a loop that has come round again says it is alive.
             notifier?.alive(at: clock.now())
@@ -204,19 +173,17 @@ final class DoorLoop: @unchecked Sendable {
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
-    private func takePending() -> Bool {
-        let p = pending.withLock { p -> Handover in
-            defer { p = Handover() }
-            return p
-        }
+    private func takeInbox() -> Bool {
+        let p = inbox.take()
         for l in p.add { listeners[l.fd] = l }
         for fd in p.remove {
             listeners.removeValue(forKey: fd)?.close()
             pausedListeners[fd] = nil
         }
+        for (name, status) in p.channels { channels[name] = status }
         if p.overruns > 0 { carryOut(controller.relayFault(at: clock.now(), wall: EventRecord.now())) }
         if p.released > 0 { carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now())) }
-        for (command, receivedAt) in p.commands { handle(command, receivedAt: receivedAt) }
+        for (command, arrived) in p.commands { handle(command, arrived: arrived) }
         for report in p.pairingReports { tell(report) }
         return !worker.stopping
     }

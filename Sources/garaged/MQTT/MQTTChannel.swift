@@ -20,8 +20,8 @@ import Synchronization
 /// bounded from below by the kernel's receive stamp and by the last moment the socket was seen
 /// empty (checked at least every second while commands are on), so one read after the process
 /// stalled is judged as old as it may be, and refused when that is too old.
-final class MQTTChannel: @unchecked Sendable {
-    /// How the connection stands, for `garage-pins status` and the log.
+final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
+    /// How the connection stands, for `garage-pins status` and systemd's status line.
     struct Status: Sendable {
         var state = "connecting"
         /// Wall-clock ms since the state began.
@@ -40,24 +40,22 @@ final class MQTTChannel: @unchecked Sendable {
     let settings: MQTTSettings
     let ha: HomeAssistant
     private let log: Logger
-    private let onCommand: @Sendable (Controller.ChannelCommand, Instant) -> Void
+    /// Where commands and the connection's state go: the door loop's inbox.
+    private let inbox: LoopInbox
     private let clock = SystemMonotonicClock()
     private let worker = Worker("mqtt")
     private var wake: WakeEvent { worker.wake }
-    private let shared = Mutex((retained: [String: String](), events: [String](), dropped: 0,
-                                 status: Status()))
-
-    /// systemd's status line shows the connection; set before `start`.
-    var notifier: ServiceNotifier?
+    private let shared = Mutex((retained: [String: String](), events: [String](), dropped: 0))
+    /// The connection's state, on the MQTT thread.
+    private var status = Status()
 
     /// Sets the client up (login, TLS) before any thread starts; throws what stops garaged from
     /// starting, naming the CA, when TLS cannot be set up.
-    init(settings: MQTTSettings, ha: HomeAssistant, log: Logger,
-         onCommand: @escaping @Sendable (Controller.ChannelCommand, Instant) -> Void) throws(StartupError) {
+    init(settings: MQTTSettings, ha: HomeAssistant, log: Logger, inbox: LoopInbox) throws(StartupError) {
         self.settings = settings
         self.ha = ha
         self.log = log
-        self.onCommand = onCommand
+        self.inbox = inbox
         var err = [CChar](repeating: 0, count: 256)
         guard let c = cmqtt_new(settings.clientID, ha.availabilityTopic, HomeAssistant.offline, &err, err.count) else {
             throw StartupError(description: "MQTT: \(text(err))")
@@ -74,7 +72,11 @@ final class MQTTChannel: @unchecked Sendable {
         client = c
     }
 
-    var status: Status { shared.withLock { $0.status } }
+    /// The retained values Home Assistant shows, from the door's status (the door loop's
+    /// thread): what changed is sent, and all of it again after each connect.
+    func statusChanged(_ status: DoorStatus, at now: Instant) {
+        for (topic, value) in ha.retained(status, at: now) { retain(topic, value) }
+    }
 
     /// The latest value of a retained topic (state, sensors); sent only when it changed.
     func retain(_ topic: String, _ value: String) {
@@ -87,7 +89,10 @@ final class MQTTChannel: @unchecked Sendable {
     }
 
     /// One history event, as JSON on the event topic (not retained).
-    func event(_ json: String) {
+    func eventRecorded(_ record: EventRecord) { event(record.json.serialized) }
+
+    /// One event's JSON for the event topic, queued for the MQTT thread.
+    private func event(_ json: String) {
         shared.withLock { s in
             if s.events.count < MQTTChannel.maxQueuedEvents { s.events.append(json) } else { s.dropped += 1 }
         }
@@ -97,7 +102,9 @@ final class MQTTChannel: @unchecked Sendable {
     func start() { worker.start { [self] in run() } }
 
     /// Publishes `offline`, disconnects and stops the thread; waits at most `timeout`.
-    func stop(timeout: Duration = .seconds(2)) { worker.stop(within: timeout) }
+    func stop() -> Bool { worker.stop(within: .seconds(2)) }
+
+    var name: String { worker.name }
 
     // MARK: - The thread
 
@@ -257,7 +264,7 @@ final class MQTTChannel: @unchecked Sendable {
             ignored("not OPEN, CLOSE or STOP")
             return
         }
-        onCommand(command, arrived)
+        inbox.command(command, arrived: arrived)
     }
 
     /// Logs an ignored command once per burst of the same reason.
@@ -315,12 +322,16 @@ final class MQTTChannel: @unchecked Sendable {
         log.warning("mqtt-unavailable", ["why": why, "effect": "the door still opens from every other channel; retrying with backoff"])
     }
 
+    /// A new state of the connection, told to the door loop (the status record's `mqtt`
+    /// object, and systemd's status line).
     private func setStatus(_ state: String, error: String? = nil) {
-        notifier?.set("mqtt", error.map { "\(state): \($0)" } ?? "\(state) to \(settings.url)")
-        shared.withLock {
-            if $0.status.state != state { $0.status.since = EventRecord.now() }
-            $0.status.state = state
-            if let error { $0.status.lastError = error }
-        }
+        if status.state != state { status.since = EventRecord.now() }
+        status.state = state
+        if let error { status.lastError = error }
+        let record: JSONValue = .object([
+            ("state", .string(status.state)), ("broker", .string(settings.url)), ("since", .number(status.since)),
+            ("last_error", status.lastError.map { .string($0) } ?? .null), ("commands", .bool(settings.commands)),
+        ])
+        inbox.channel(ChannelStatus(name: "mqtt", record: record, line: error.map { "\(state): \($0)" } ?? "\(state) to \(settings.url)"))
     }
 }

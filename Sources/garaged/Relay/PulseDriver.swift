@@ -15,7 +15,7 @@ import Synchronization
 /// A guard thread watches every press: should the relay still be energised `guardMargin` after
 /// the press was due to end (the relay thread held up), the guard releases it. Any press that
 /// lasted longer than that is reported as an overrun (a fault the door records).
-final class PulseDriver: @unchecked Sendable {
+final class PulseDriver: Service, @unchecked Sendable {
     /// A press the caller started: the line set active (or the set's failure) and when.
     private struct Started {
         var permit: PressPermit
@@ -33,7 +33,6 @@ final class PulseDriver: @unchecked Sendable {
         /// While the relay is energised: when the guard must release it.
         var guardDeadline: Instant?
         var overran = false
-        var onRelease: (@Sendable (_ overran: Bool) -> Void)?
     }
 
     /// A press left with at most this much to go is completed on shutdown; a longer one is cut.
@@ -50,6 +49,9 @@ final class PulseDriver: @unchecked Sendable {
     private let pulse: Duration
     private let clock: any MonotonicClock
     private let log: Logger
+    /// Runs on the relay thread after every press, once the relay is released, with whether the
+    /// press overran: the door loop learns that the next press may be decided.
+    private let released: @Sendable (_ overran: Bool) -> Void
     private let state = Mutex(State())
     /// The relay thread (it times every release) and the guard (it releases a press the relay
     /// thread overran).
@@ -59,11 +61,19 @@ final class PulseDriver: @unchecked Sendable {
     /// completed, a longer one is cut.
     static let stopWithin: Duration = .seconds(2)
 
-    init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger) {
+    init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger,
+         released: @escaping @Sendable (_ overran: Bool) -> Void) {
         self.line = line
         self.pulse = pulse
         self.clock = clock
         self.log = log
+        self.released = released
+    }
+
+    var name: String { relay.name }
+
+    /// Starts the relay thread and its guard.
+    func start() {
         relay.start { [self] in run() }
         guardian.start { [self] in guardRelay() }
     }
@@ -102,21 +112,14 @@ final class PulseDriver: @unchecked Sendable {
         return true
     }
 
-    /// `body` runs on the relay thread after every press, once the relay is released, with
-    /// whether the press overran: the door loop learns that the next press may be decided.
-    func onRelease(_ body: @escaping @Sendable (_ overran: Bool) -> Void) {
-        state.withLock { $0.onRelease = body }
-    }
-
     /// Finishes (or cuts short) a press under way, leaves the relay inactive, and returns
     /// once the relay thread has let go of the line.
-    func shutdown() {
+    func stop() -> Bool {
         state.withLock { $0.stopping = true }
-        if !relay.stop(within: PulseDriver.stopWithin) {
-            log.error("stop-slow", ["worker": relay.name, "within_s": String(PulseDriver.stopWithin.secondsRoundedUp),
-                                    "effect": "the line is released by the kernel when garaged exits"])
-        }
+        // Overrunning is logged by the service group; the kernel releases the line at exit.
+        let finished = relay.stop(within: PulseDriver.stopWithin)
         guardian.stop(within: .seconds(1))
+        return finished
     }
 
     private func run() {
@@ -147,11 +150,11 @@ final class PulseDriver: @unchecked Sendable {
                 return
             case .some(.some(let started)):
                 pressOnce(started, fds: &fds)
-                let (notify, overran) = state.withLock { s -> ((@Sendable (Bool) -> Void)?, Bool) in
+                let overran = state.withLock { s -> Bool in
                     defer { s.pressing = false; s.overran = false }
-                    return (s.onRelease, s.overran)
+                    return s.overran
                 }
-                notify?(overran)
+                released(overran)
             }
         }
     }

@@ -10,7 +10,7 @@ import Synchronization
 /// record to its part of the history (what matters, or attempts). If the disk stalls, the
 /// queue holds up to `maxQueued` records and then drops the newest, and says so in the log
 /// once it moves again.
-final class EventWriter: @unchecked Sendable {
+final class EventWriter: Service, @unchecked Sendable {
     static let maxQueued = 10_000
 
     private let files: [EventRecord.Importance: EventHistoryFile]
@@ -36,7 +36,9 @@ final class EventWriter: @unchecked Sendable {
     }
 
     /// Writes what is queued and stops the thread; waits at most `timeout`.
-    func stop(timeout: Duration = .seconds(1)) { worker.stop(within: timeout) }
+    func stop() -> Bool { worker.stop(within: .seconds(1)) }
+
+    var name: String { worker.name }
 
     private func run() {
         var failing: Set<String> = []

@@ -1,5 +1,6 @@
 import CSystemd
 import DoorCore
+import DoorSystem
 #if canImport(Glibc)
 import Glibc
 import Synchronization
@@ -9,7 +10,7 @@ import Synchronization
 /// door, a STATUS= line a person reads in `systemctl status`, STOPPING=1, and WATCHDOG=1 from
 /// the door loop itself, so a loop that hangs is restarted rather than left deaf. Outside
 /// systemd (no NOTIFY_SOCKET) every call does nothing.
-final class ServiceNotifier: @unchecked Sendable {
+final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
     /// How often the door loop says it is alive: half of WATCHDOG_USEC, as sd_watchdog_enabled(3)
     /// advises; nil when the unit has no WatchdogSec=.
     let watchdogInterval: Duration?
@@ -34,11 +35,10 @@ final class ServiceNotifier: @unchecked Sendable {
         nextPing = watchdogInterval.map { now + $0 }
     }
 
-    /// One part of the status line ("door" → "CLOSED (believed)"); nil clears it. Sent only
-    /// when the whole line changes.
-    func set(_ part: String, _ text: String?) {
+    /// The parts of the status line; sent only when the whole line changes.
+    private func set(_ values: [String: String]) {
         let changed: String? = parts.withLock { p in
-            p.values[part] = text
+            p.values = values
             let line = ServiceNotifier.join(p.values)
             guard line != p.sent else { return nil }
             p.sent = line
@@ -56,6 +56,21 @@ final class ServiceNotifier: @unchecked Sendable {
     /// Says why garaged will not start, so `systemctl status` shows it beside the failure.
     func failed(_ why: String) {
         send("STATUS=not started: \(why)")
+    }
+
+    /// The door's part of the line (its state, a fault, how it is known), the lockouts (until
+    /// a wall-clock time: a countdown would be stale the moment it is sent) and each channel's.
+    func statusChanged(_ status: DoorStatus, at now: Instant) {
+        guard active else { return }
+        var door = status.position.rawValue
+        if let fault = status.fault { door += ", fault \(fault.rawValue)" }
+        if status.sensing.believed { door += " (believed: no sensors)" }
+        let locked = status.locked(at: now).map {
+            "\($0.channel.rawValue) until \(WallTime.format(EventRecord.now() + Int64($0.seconds) * 1000, .timeOfDay))"
+        }
+        var values = ["door": door, "lockout": locked.isEmpty ? "none" : locked.joined(separator: ", ")]
+        for c in status.channels { values[c.name] = c.line }
+        set(values)
     }
 
     /// When the door loop must next call `alive`, or nil without a watchdog.

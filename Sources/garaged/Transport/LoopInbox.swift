@@ -1,0 +1,67 @@
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+import Synchronization
+#endif
+
+/// What the daemon's other threads hand the door loop, and the wake-up that tells it: listeners
+/// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
+/// stamped with when they may have arrived, the pairing agent's reports, and how each channel
+/// stands. Every part that feeds the loop is given this at construction, so none holds the loop
+/// itself; the loop takes everything at the top of each turn.
+final class LoopInbox: Sendable {
+    /// Everything handed over since the loop last looked.
+    struct Items: Sendable {
+        var add: [any Listener] = []
+        var remove: [Int32] = []
+        var released = 0
+        var overruns = 0
+        var commands: [(command: Controller.ChannelCommand, arrived: Instant)] = []
+        var pairingReports: [PairingWindow.Report] = []
+        /// The latest state of each channel that changed, by name.
+        var channels: [String: ChannelStatus] = [:]
+    }
+
+    private let items = Mutex(Items())
+    /// The loop polls this: something was handed over.
+    let wake = WakeEvent()
+
+    init() {}
+
+    /// A listener to serve (the loop closes it when it stops).
+    func add(_ listener: any Listener) { hand { $0.add.append(listener) } }
+
+    /// A listener to close (its connections stay until their peers leave).
+    func remove(listenerFD fd: Int32) { hand { $0.remove.append(fd) } }
+
+    /// The relay finished a press (`overran`: it was held up past its end).
+    func relayReleased(overran: Bool) {
+        hand {
+            $0.released += 1
+            if overran { $0.overruns += 1 }
+        }
+    }
+
+    /// A command from Home Assistant, with the earliest moment it may have arrived.
+    func command(_ command: Controller.ChannelCommand, arrived: Instant) { hand { $0.commands.append((command, arrived)) } }
+
+    /// What the pairing agent has to tell the owner.
+    func pairing(_ report: PairingWindow.Report) { hand { $0.pairingReports.append(report) } }
+
+    /// How a channel stands now (it replaces what the loop has not yet taken).
+    func channel(_ status: ChannelStatus) { hand { $0.channels[status.name] = status } }
+
+    /// Everything handed over, emptying the inbox (the loop's thread).
+    func take() -> Items {
+        items.withLock { i in
+            let taken = i
+            i = Items()
+            return taken
+        }
+    }
+
+    private func hand(_ change: (inout Items) -> Void) {
+        items.withLock { change(&$0) }
+        wake.signal()
+    }
+}
