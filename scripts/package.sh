@@ -26,9 +26,9 @@ started=$SECONDS
 # Build tools: the libraries' -dev packages (scripts/deps.sh), dpkg-dev for dpkg-shlibdeps.
 scripts/deps.sh dpkg-dev binutils
 
-version=$(sed -n 's/^[[:space:]]*static let version = "\([^"]*\)".*/\1/p' Sources/garaged/GaragedCommand.swift)
+version=$(sed -n 's/^[[:space:]]*static let version = "\([^"]*\)".*/\1/p' Sources/garaged/Runtime/BuildInfo.swift)
 [ "$(printf '%s\n' "$version" | grep -c .)" = 1 ] ||
-    die "expected one 'static let version = \"...\"' in Sources/garaged/GaragedCommand.swift, found: '$version'"
+    die "expected one 'static let version = \"...\"' in Sources/garaged/Runtime/BuildInfo.swift, found: '$version'"
 [[ "$version" =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
 arch=$(dpkg --print-architecture)
 maintainer=${DEB_MAINTAINER:-garaged maintainers <maintainers@users.noreply.a-seed-d4ae77ef.example>}

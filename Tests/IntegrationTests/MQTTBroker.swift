@@ -109,6 +109,15 @@ final class MQTTBroker {
         return p
     }
 
+    /// Waits until the broker has acknowledged `client`'s subscription to `topic` (its own log
+    /// says so): only then does a message published there reach the client.
+    func waitForSubscription(of client: String, to topic: String, timeout: Duration = .seconds(10)) {
+        waitUntil("\(client) subscribed to \(topic)", timeout: timeout) {
+            let log = process?.stderr ?? ""
+            return log.contains("\(client) 1 \(topic)") || log.contains("\(client) 0 \(topic)")
+        }
+    }
+
     func publish(_ topic: String, _ payload: String, retain: Bool = false, options: [String] = []) throws {
         let pub = try Binaries.system("mosquitto_pub", package: "mosquitto-clients")
         let p = try test.spawn(pub, ["-h", "127.0.0.1", "-p", String(port), "-t", topic, "-m", payload, "-q", "1"]

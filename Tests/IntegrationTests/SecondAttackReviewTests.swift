@@ -89,8 +89,7 @@ final class SecondAttackReviewTests: GaragedTestCase {
         let daemon = try startDaemon(["--mqtt", broker.url, "--mqtt-client-id", node, "--mqtt-commands", "--travel-s", "1",
                                       "--auto-close-s", "0"])
         log(daemon, has: "mqtt-connected")
-        let subscribed = try broker.follow(["\(base)/state"], options: ["-R"])
-        _ = subscribed
+        broker.waitForSubscription(of: node, to: "\(base)/command")
         try stalled(daemon, for: 3) {
             try broker.publish("\(base)/command", "OPEN")
             waitUntil("the OPEN in garaged's receive queue", timeout: .seconds(5)) { queuedFromBroker(broker) > 0 }

@@ -8,14 +8,15 @@ import Synchronization
 /// matters after a pairing: the phone's first write follows within a radio interval, sooner
 /// than an SD card finishes an fsync, and must find its bond. Saves are one at a time, and
 /// lookups never wait for one.
-final class BondStore: @unchecked Sendable {
+final class BondStore: PhoneBonds, @unchecked Sendable {
     let file: BondsFile
     private let phones: Mutex<(list: BondedPhones, seenChanged: Bool)>
     /// Held for a whole change-and-save, so saves never interleave.
     private let writer = Mutex(())
-    /// Reads the pairing events the kernel has already queued (the agent's turn): set by the
-    /// pairing agent. The kernel queues a pairing's new key before the first ATT packet that
-    /// follows it, so a lookup that misses a freshly paired phone catches up and looks again.
+    /// Asks the pairing agent to read the pairing events the kernel has already queued, on its
+    /// own thread, and waits for it (set by the agent). The kernel queues a pairing's new key
+    /// before the first ATT packet that follows it, so a lookup that misses a freshly paired
+    /// phone catches up and looks again.
     var catchUp: (@Sendable () -> Void)?
 
     init(file: BondsFile) throws(StoreError) {

@@ -11,10 +11,10 @@ final class L2CAPListener: Listener, @unchecked Sendable {
     let fd: Int32
     let adapter: String
     private let gatt: GarageGATT
-    private let bonds: BondStore?
+    private let bonds: (any PhoneBonds)?
     private let onChange: @Sendable () -> Void
 
-    init(adapter: cbt_adapter, gatt: GarageGATT, bonds: BondStore?, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
+    init(adapter: cbt_adapter, gatt: GarageGATT, bonds: (any PhoneBonds)?, onChange: @escaping @Sendable () -> Void) throws(BluetoothError) {
         var err = [CChar](repeating: 0, count: 256)
         let address = cField(adapter.address)
         let fd = cbt_att_listen(address, &err, err.count)

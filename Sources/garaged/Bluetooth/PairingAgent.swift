@@ -9,9 +9,10 @@ import Synchronization
 /// `--ble-security paired` needs: it sets the adapter up for Passkey Entry with the Pi as the
 /// display, loads the bonded phones' keys whenever the adapter (re)appears, answers the
 /// kernel's pairing events by the `PairingWindow`'s rules, and saves the bonds it accepts.
-/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`, and
-/// takes a turn itself through `BondStore.catchUp`, so the window, the adapter and the socket
-/// are only touched under `lock`.
+/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`, and an
+/// ATT bearer meeting an unknown peer asks it to catch up (`catchUp`), which it does on its own
+/// thread while the bearer waits a moment. The window, the adapter and the socket are touched
+/// only under `lock`.
 final class PairingAgent: @unchecked Sendable {
     let bonds: BondStore
     private let socket: ManagementSocket
@@ -27,6 +28,13 @@ final class PairingAgent: @unchecked Sendable {
     /// What the loop asked for, taken at the next turn; never waits for one.
     private let asked = Mutex((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
     private let onAsked: @Sendable () -> Void
+    /// Turns asked for by another thread, and turns taken since, by number.
+    private let turns = Mutex((asked: UInt64(0), taken: UInt64(0)))
+    /// Signalled each time the Bluetooth thread has taken a turn.
+    private let turnTaken = WakeEvent()
+    /// How long an ATT bearer waits for a catch-up turn (the Bluetooth thread takes one within
+    /// a millisecond unless it is busy with the adapter).
+    static let catchUpWithin: Duration = .milliseconds(200)
 
     var fd: Int32 { socket.fd }
 
@@ -37,7 +45,7 @@ final class PairingAgent: @unchecked Sendable {
         self.log = log
         self.onAsked = wake
         self.report = report
-        bonds.catchUp = { [weak self] in self?.turn() }
+        bonds.catchUp = { [weak self] in _ = self?.catchUp(within: PairingAgent.catchUpWithin) }
     }
 
     /// True while an adapter is served, so a pairing window can be opened.
@@ -79,10 +87,34 @@ final class PairingAgent: @unchecked Sendable {
     /// When the window closes by itself, for the Bluetooth thread's poll.
     var nextDeadline: Instant? { lock.withLock { _ in window.closesAt } }
 
-    /// Everything due: the loop's requests, the kernel's events, the window's deadline, the
-    /// phones' "last seen" times. Also called from the door loop (`BondStore.catchUp`) when a
-    /// write comes over a freshly paired link before this thread has read the new key.
-    func turn() { lock.withLock { _ in takeTurn() } }
+    /// Everything due, on the Bluetooth thread: the loop's requests, the kernel's events, the
+    /// window's deadline, the phones' "last seen" times; then whoever asked for this turn hears.
+    func turn() {
+        let ticket = turns.withLock { $0.asked }
+        lock.withLock { _ in takeTurn() }
+        turns.withLock { $0.taken = max($0.taken, ticket) }
+        turnTaken.signal()
+    }
+
+    /// Asks the Bluetooth thread for a turn now and waits until it has taken one, at most
+    /// `within`: a write over a freshly paired link may come before this thread read the new key.
+    /// False when the turn did not come in time.
+    func catchUp(within: Duration) -> Bool {
+        let ticket = turns.withLock { t -> UInt64 in
+            t.asked += 1
+            return t.asked
+        }
+        onAsked()
+        let deadline = clock.now() + within
+        var fds = [pollfd(fd: turnTaken.fd, events: Int16(POLLIN), revents: 0)]
+        while turns.withLock({ $0.taken < ticket }) {
+            let left = deadline - clock.now()
+            if left <= .zero { return false }
+            waitFor(&fds, timeout: left)
+            turnTaken.drain()
+        }
+        return true
+    }
 
     private func takeTurn() {
         let (open, forget) = asked.withLock { a -> ([(PairingWindow.Request, String)], [LEAddress]) in

@@ -59,7 +59,7 @@ struct Daemon {
         let mqtt = try settings.mqtt.map { m in
             try MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
                                                            name: settings.bleName, commandsEnabled: m.commands,
-                                                           version: GaragedCommand.version),
+                                                           version: BuildInfo.version),
                             log: log, inbox: inbox)
         }
         let tableFile = PinTableFile(path: settings.pins)

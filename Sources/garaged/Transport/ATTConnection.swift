@@ -20,7 +20,7 @@ final class ATTConnection: Connection {
     /// secure, so the history says which phone acted.
     private(set) var source: RequestSource
     /// The bonded phones, with `--ble-security paired` (nil: the book's open mode).
-    private let bonds: BondStore?
+    private let bonds: (any PhoneBonds)?
     /// Who sends while the peer is not a bonded phone on a secure link: never an admin.
     private let unpairedSource: RequestSource
     var lastHeard: Instant
@@ -36,7 +36,7 @@ final class ATTConnection: Connection {
     private(set) var closeReason: String?
     private let onClose: (() -> Void)?
 
-    init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: BondStore?, at now: Instant, onClose: (() -> Void)? = nil) {
+    init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: (any PhoneBonds)?, at now: Instant, onClose: (() -> Void)? = nil) {
         self.fd = fd
         self.bonds = bonds
         // In paired mode nobody manages PINs over Bluetooth until known as an admin phone.

@@ -12,11 +12,11 @@ final class ATTSocketListener: Listener, @unchecked Sendable {
     let fd: Int32
     let path: String
     private let gatt: GarageGATT
-    private let bonds: BondStore?
+    private let bonds: (any PhoneBonds)?
 
     /// `bonds` with `--ble-security paired`: a Unix socket has no link security, so every
     /// write that needs a paired phone is refused here as it is to a phone that never paired.
-    init(path: String, gatt: GarageGATT, bonds: BondStore?) throws(ConfigError) {
+    init(path: String, gatt: GarageGATT, bonds: (any PhoneBonds)?) throws(ConfigError) {
         fd = try LocalSocket.listen(path: path, type: Int32(SOCK_SEQPACKET.rawValue), flag: "--att-socket")
         self.path = path
         self.gatt = gatt

@@ -5,8 +5,6 @@ import DoorCore
 /// Its settings come from the catalog (`Catalog`), which also writes their part of `--help`.
 @main
 struct GaragedCommand: ParsableCommand {
-    /// The version `--version` prints and Home Assistant shows.
-    static let version = "0.3.0"
 
     static let configuration = CommandConfiguration(
         commandName: "garaged",
@@ -24,7 +22,7 @@ struct GaragedCommand: ParsableCommand {
         SETTINGS
 
         """ + Catalog.all.map(\.helpLine).joined(separator: "\n\n"),
-        version: GaragedCommand.version,
+        version: BuildInfo.version,
         subcommands: [RunDaemon.self, Doctor.self],
         defaultSubcommand: RunDaemon.self
     )
