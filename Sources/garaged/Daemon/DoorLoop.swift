@@ -42,8 +42,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// is out of descriptors, so the owner can always get in (the idlest connection makes room).
     var spareFD: Int32 = -1
     var pausedListeners: [Int32: Instant] = [:]
-    /// The loop's thread; `stop` wakes it through `worker.wake`.
-    let worker = Worker("door-loop")
+    /// The loop's thread; `stop` and the other threads' hand-overs wake it through the
+    /// inbox's one wake-up.
+    let worker: Worker
     /// How long `stop` waits for the loop to answer what it took and close its connections.
     static let stopWithin: Duration = .seconds(5)
     /// What the other threads hand over: listeners, the relay's releases, commands, reports,
@@ -88,6 +89,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         self.outputs = outputs
         self.switches = switches
         self.inbox = inbox
+        worker = Worker("door-loop", wake: inbox.wake)
         self.subscribers = subscribers
         self.notifier = notifier
         self.pairing = pairing
@@ -118,8 +120,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         publishStatus()
         notifier?.ready(at: clock.now())
         while takeInbox() {
-            var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: inbox.wake.fd, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: inbox.wake.fd, events: Int16(POLLIN), revents: 0)]
             let now = clock.now()
             pausedListeners = pausedListeners.filter { $0.value > now }
             for s in switches { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
@@ -132,14 +133,14 @@ final class DoorLoop: Service, @unchecked Sendable {
             if waitFor(&fds, timeout: nextDeadline().map { $0 - now }) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
-            worker.wake.drain()
-            inbox.wake.drain()
+            // Drained only when it fired: a request's turn makes no system call it does not need.
+            if fds[0].revents != 0 { inbox.wake.drain() }
             for pfd in fds where pfd.revents != 0 {
                 if let s = switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s) }
             }
             carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
             // Requests before anything that can wait: a press goes out first.
-            for pfd in fds where pfd.revents != 0 && pfd.fd != worker.wake.fd && pfd.fd != inbox.wake.fd {
+            for pfd in fds.dropFirst() where pfd.revents != 0 {
                 if let listener = listeners[pfd.fd] {
                     acceptConnections(from: listener)
                     continue

@@ -13,11 +13,16 @@ import Synchronization
 final class Worker: @unchecked Sendable {
     let name: String
     /// Wakes the body's poll: new work for it, or the request to stop.
-    let wake = WakeEvent()
+    let wake: WakeEvent
     private let finished = WakeEvent()
     private let state = Mutex((stopping: false, done: false))
 
-    init(_ name: String) { self.name = name }
+    /// `wake`: one the body already polls (the door loop's inbox), so a stop and new work wake
+    /// it through one descriptor.
+    init(_ name: String, wake: WakeEvent = WakeEvent()) {
+        self.name = name
+        self.wake = wake
+    }
 
     /// True once `stop` was called: the body finishes its duties and returns.
     var stopping: Bool { state.withLock { $0.stopping } }
