@@ -138,7 +138,11 @@ final class DoorLoop: Service, @unchecked Sendable {
             for pfd in fds where pfd.revents != 0 {
                 if let s = switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s) }
             }
-            carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
+            // Time's work first when some is due (a request judges the door at its own time
+            // anyway, so a turn that only brings a request goes straight to it).
+            if let due = controller.door.nextDeadline, due <= clock.now() {
+                carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
+            }
             // Requests before anything that can wait: a press goes out first.
             for pfd in fds.dropFirst() where pfd.revents != 0 {
                 if let listener = listeners[pfd.fd] {
