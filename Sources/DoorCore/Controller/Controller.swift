@@ -47,21 +47,42 @@ public struct Controller: Sendable {
     /// The label of `slot`, for logs and events.
     public func label(of slot: Int?) -> String? { slot.flatMap { labels[$0] } }
 
-    /// Judges one request (one BLE write or one socket line). `age` is how long it waited
-    /// since the kernel received it, when the transport knows.
+    /// A request judged and its presses decided, before what the history keeps of it is
+    /// written: the daemon carries out the presses first, then `account`s for the request.
+    public struct Judged: Sendable {
+        public var outcome: Outcome
+        let source: RequestSource
+        let wall: Int64
+        let labelsBefore: Labels
+    }
+
+    /// Judges one request (one BLE write or one socket line): `judge`, then `account`.
     public mutating func handle(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                 wall: Int64 = 0, age: Duration? = nil) -> Outcome {
+        account(judge(bytes, from: source, at: now, wall: wall, age: age))
+    }
+
+    /// Judges one request and decides its presses (in `outcome.presses`). `age` is how long it
+    /// waited since the kernel received it, when the transport knows.
+    public mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
+                               wall: Int64 = 0, age: Duration? = nil) -> Judged {
         var outcome = Outcome()
         report(door.advance(to: now), at: now, wall: wall, into: &outcome)
         let labelsBefore = labels
-        judge(bytes, from: source, at: now, wall: wall, age: age, &outcome)
-        noteOpener(outcome, name: opener(slot: outcome.slot, source: source))
-        outcome.records += outcome.requestRecords(source: source.description, at: wall, labelsBefore: labelsBefore,
-                                                  labelsAfter: labels)
+        decide(bytes, from: source, at: now, wall: wall, age: age, &outcome)
+        return Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labelsBefore)
+    }
+
+    /// What the history keeps of a judged request, and who opened the door: after its presses.
+    public mutating func account(_ judged: Judged) -> Outcome {
+        var outcome = judged.outcome
+        noteOpener(outcome, name: opener(slot: outcome.slot, source: judged.source))
+        outcome.records += outcome.requestRecords(source: judged.source.description, at: judged.wall,
+                                                  labelsBefore: judged.labelsBefore, labelsAfter: labels)
         return outcome
     }
 
-    private mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
+    private mutating func decide(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
                                 age: Duration?, _ outcome: inout Outcome) {
         let request: Request
         switch CommandCodec.decode(bytes) {

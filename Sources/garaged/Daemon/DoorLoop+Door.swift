@@ -4,12 +4,12 @@ import DoorSystem
 /// The loop's side of the door: carrying out what the controller decided (the press first),
 /// reading the limit switches, and telling phones.
 extension DoorLoop {
-    /// Carries out an outcome: presses go to the relay first, then the warning and the light
-    /// switch, then the log, the history and the pushes to phones. A warning output that went
+    /// Carries out an outcome: presses go to the relay first (unless the caller `pressed` them
+    /// already), then the warning and the light switch, then the log, the history and the pushes to phones. A warning output that went
     /// on is confirmed to the door (its press waits a whole warning from then); one that could
     /// not be switched on calls its press off.
-    func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged") {
-        for permit in outcome.presses { press(permit) }
+    func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
+        if !pressed { for permit in outcome.presses { press(permit) } }
         var warningFailed = false
         for event in outcome.door {
             switch event {

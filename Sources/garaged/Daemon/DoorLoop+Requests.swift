@@ -10,9 +10,12 @@ extension DoorLoop {
     /// Judges one request and carries out what it asks (the press first); returns its replies.
     func handle(_ request: [UInt8], receivedAt: Int64, from connection: Connection) -> [Reply] {
         let source = connection.source
-        let outcome = controller.handle(request, from: source, at: clock.now(), wall: EventRecord.now(),
-                                        age: PacketSocket.age(of: receivedAt))
-        carryOut(outcome, summaryKey: source.summaryKey)
+        // The press goes out before the controller writes what the history keeps of it.
+        let judged = controller.judge(request, from: source, at: clock.now(), wall: EventRecord.now(),
+                                      age: PacketSocket.age(of: receivedAt))
+        for permit in judged.outcome.presses { press(permit) }
+        let outcome = controller.account(judged)
+        carryOut(outcome, summaryKey: source.summaryKey, pressed: true)
         let replies = answer(outcome, to: connection)
         var extra: [(String, String)] = []
         if let why = outcome.refusal { extra.append(("why", why)) }
