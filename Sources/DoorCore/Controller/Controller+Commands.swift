@@ -52,7 +52,10 @@ extension Controller {
     mutating func press(_ source: RequestSource, at now: Instant, wall: Int64, _ outcome: inout Outcome,
                         _ ask: (inout Door, Bool) -> Door.Decision) -> Reply {
         let key = source.summaryKey
-        let decision = ask(&door, rates.allows(.warning, for: key, at: now))
+        // Only a door that may need the warning asks the channel's allowance (a lookup saved on
+        // the common press: no warning output, or a door at CLOSED).
+        let mayWarn = door.timing.warning == nil || door.position == .closed || rates.allows(.warning, for: key, at: now)
+        let decision = ask(&door, mayWarn)
         if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
             _ = rates.spend(.warning, for: key, at: now)
         }
