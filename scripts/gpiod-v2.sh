@@ -224,7 +224,7 @@ fi
 if [ "$want_swift" -eq 1 ]; then
     step="swift build of garaged against libgpiod $libver"
     command -v swift >/dev/null || die "swift not found on PATH"
-    compgen -G "$root/Sources/garaged/*.swift" >/dev/null \
+    [ -n "$(find "$root/Sources/garaged" -name '*.swift' -print -quit)" ] \
         || die "Sources/garaged has no .swift files yet: nothing to build with --swift"
     say "PKG_CONFIG_PATH=${pcdir#"$root"/} swift build --scratch-path .build-v2 --product garaged"
     (cd "$root" && PKG_CONFIG_PATH="$pcdir" swift build --scratch-path .build-v2 --product garaged) \
