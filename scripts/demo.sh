@@ -9,7 +9,8 @@ swift build
 bin="$(swift build --show-bin-path)"
 demo="$PWD/.demo"
 mkdir -p "$demo"
-rm -f "$demo"/pins.eeprom.events* "$demo"/pins.eeprom.labels "$demo"/relay.trace   # fresh: nothing from an earlier run
+rm -f "$demo"/pins.eeprom.events* "$demo"/pins.eeprom.labels "$demo"/pins.eeprom.autoclose "$demo"/pins.eeprom.door \
+    "$demo"/relay.trace   # fresh: nothing from an earlier run
 "$bin/garage-pins" init --pins "$demo/pins.eeprom" --master 12345 --force >/dev/null
 
 cat >&2 <<MSG

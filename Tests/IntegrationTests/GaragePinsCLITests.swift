@@ -19,7 +19,9 @@ final class GaragePinsCLITests: GaragedTestCase {
         XCTAssertEqual(open.stdout, "OK\n")
         try waitForTrace(daemon, count: 3)
         try waitForStatus(daemon, "S OPEN") { $0 == "S OPEN" }
-        XCTAssertEqual(doorState(try garagePins(["status"] + socket, environment: env).stdout), "OPEN")
+        let opened = try garagePins(["status"] + socket, environment: env).stdout
+        XCTAssertEqual(doorState(opened), "OPEN")
+        XCTAssertTrue(squeezed(opened).contains("opened by master PIN"), "who opened it, from the status: \(opened)")
 
         let close = try garagePins(["close"] + socket, environment: env)
         XCTAssertEqual(close.termination, .exited(0), close.stderr)

@@ -39,7 +39,9 @@ extension GaragePins {
             if r["warning"]?.boolValue == true { rows.append(["warning", "on"]) }
             if let light = r["light"]?.boolValue { rows.append(["light", light ? "on" : "off"]) }
             if let open = r["open_s"]?.intValue { rows.append(["open for", "\(open / 60) min \(open % 60) s"]) }
+            if let opener = r["last_opened_by"]?.stringValue { rows.append(["opened by", opener]) }
             rows.append(["lockout", lockout(r)])
+            if let b = r["bluetooth"]?["detail"]?.stringValue { rows.append(["bluetooth", b]) }
             if let m = r["mqtt"], let state = m["state"]?.stringValue {
                 var text = "\(state) \(state == "connected" ? "to" : "—") \(m["broker"]?.stringValue ?? "?")"
                 if let since = m["since"]?.intValue { text += " since \(WallTime.format(since))" }
