@@ -5,10 +5,6 @@
 /// locks; every input carries the time it is judged at (monotonic for the door, wall-clock
 /// milliseconds for the history).
 public struct Controller: Sendable {
-    /// A request that waited longer than this between arriving in the kernel and being
-    /// judged is refused, never performed (`Door.maxRequestAge`; the gate holds to it too).
-    public static let maxRequestAge = Door.maxRequestAge
-
     public internal(set) var table: PinTable
     public internal(set) var door: Door
     public internal(set) var throttle: Throttle

@@ -36,14 +36,14 @@ extension Door {
     /// (auto-close); `age` is how long the request behind it waited (nil for a timer). A press
     /// it allows is counted, and its permit is what `startPress` and the relay take.
     mutating func gate(_ reason: Press, automatic: Bool, age: Duration?, at now: Instant) -> Verdict {
-        if let refusal = refusal(reason, automatic: automatic, age: age, at: now) { return .refuse(refusal) }
+        if let refusal = refusal(reason, automatic: automatic, age: age) { return .refuse(refusal) }
         if needsWarning(at: now) { return .warnFirst }
         permitsIssued += 1
         return .press(PressPermit(reason: reason, number: permitsIssued))
     }
 
     /// Rules 1 to 5: why no press of `reason` may be made now, nil when one may.
-    func refusal(_ reason: Press, automatic: Bool, age: Duration?, at now: Instant) -> PressRefusal? {
+    func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
@@ -73,7 +73,7 @@ extension Door {
 
 /// The only thing that presses the button: issued by the door's gate for one press, numbered
 /// so the relay can refuse one it has already carried out (a replay).
-public struct PressPermit: Equatable, Sendable, CustomStringConvertible {
+public struct PressPermit: Equatable, Sendable {
     public let reason: Door.Press
     /// 1 for the first press this door decided, then counting up.
     public let number: UInt64
@@ -82,8 +82,6 @@ public struct PressPermit: Equatable, Sendable, CustomStringConvertible {
         self.reason = reason
         self.number = number
     }
-
-    public var description: String { "\(reason.rawValue) #\(number)" }
 }
 
 /// Why the gate refused a press: what a request is answered, and in words for the log.

@@ -17,7 +17,7 @@ extension Door {
     private mutating func requestOpen(at now: Instant, age: Duration?, mayWarn: Bool, _ events: inout [Event]) -> Decision {
         if let p = pendingPress {
             if p.reason == .open { return Decision(reply: .ok, events: events) }
-            events += cancelPending("an open request", at: now)
+            events += cancelPending("an open request")
             if position == .open { restartAutoClose(at: now) }
             return Decision(reply: .ok, events: events)
         }
@@ -66,7 +66,7 @@ extension Door {
         let events = advance(to: now)
         if let p = pendingPress {
             guard p.reason != .stop else { return Decision(reply: .ok, events: events) }
-            return Decision(reply: .ok, events: events + cancelPending("a stop request", at: now))
+            return Decision(reply: .ok, events: events + cancelPending("a stop request"))
         }
         guard position == .opening || position == .closing else { return Decision(reply: .ok, events: events) }
         return decide(.stop, age: age, mayWarn: mayWarn, at: now, events)
@@ -99,7 +99,7 @@ extension Door {
             if held { restartAutoClose(at: now) }
             return Decision(reply: .ok, events: events)
         }
-        if pendingPress?.reason == .autoClose { events += cancelPending("a hold", at: now) }
+        if pendingPress?.reason == .autoClose { events += cancelPending("a hold") }
         holdUntil = now + .seconds(minutes * 60)
         return Decision(reply: .ok, events: events)
     }

@@ -25,7 +25,7 @@ extension Door {
     /// A switch's level settled: the door arrived at an end or left one. Any movement calls
     /// off a press whose warning is running (someone else is moving the door).
     mutating func switchChanged(_ which: DoorSwitch, at now: Instant) -> [Event] {
-        var events = cancelPending("the door moved", at: now)
+        var events = cancelPending("the door moved")
         let closed = switches[.closed]?.stable == true, open = switches[.open]?.stable == true
         if closed && open {
             if fault != .sensors {
@@ -77,7 +77,7 @@ extension Door {
         }
         enter(end, at: now)
         events.insert(.moved(end, bySomeoneElse: !ours), at: 0)
-        events += cancelPending("the door reached \(end.rawValue)", at: now)
+        events += cancelPending("the door reached \(end.rawValue)")
         switch end {
         case .open:
             if ours, fault == .didNotOpen || fault == .didNotMove { fault = nil }

@@ -37,13 +37,13 @@ extension Door {
     /// since nobody was warned.
     public mutating func warningFailed(at now: Instant) -> [Event] {
         guard warningOn else { return [] }
-        var events = cancelPending("the warning output could not be switched on", at: now)
+        var events = cancelPending("the warning output could not be switched on")
         events += warningOff()
         return events
     }
 
     /// Calls off a press whose warning is running, and switches the warning off.
-    mutating func cancelPending(_ why: String, at now: Instant) -> [Event] {
+    mutating func cancelPending(_ why: String) -> [Event] {
         guard let p = pendingPress else { return [] }
         pendingPress = nil
         return [.pressCancelled(p.reason, why)] + warningOff()

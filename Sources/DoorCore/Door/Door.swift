@@ -14,7 +14,7 @@
 /// `Door+Timers.swift`, the warning in `Door+Warning.swift`.
 public struct Door: Sendable {
     /// Why a press happened, for the log and the relay.
-    public enum Press: String, Sendable, CaseIterable {
+    public enum Press: String, Sendable {
         case open, close, autoClose = "auto-close"
         /// A press while the door moves, to stop it (Home Assistant's STOP).
         case stop
@@ -175,8 +175,6 @@ public struct Door: Sendable {
     /// Seconds the hold still lasts, nil when none.
     public func holdLeft(at now: Instant) -> Int? { holdUntil.map { max(0, ($0 - now).secondsRoundedUp) } }
 
-    /// Seconds the door has been open (or not closed), nil when closed.
-    public func openFor(at now: Instant) -> Int? { openSince.map { max(0, (now - $0).nanoseconds / 1_000_000_000) }.map(Int.init) }
 
     /// The next instant at which `advance` has something to do, for the caller's timer (a
     /// close waiting for the relay is woken by `relayReleased`, not by the timer).

@@ -74,7 +74,7 @@ struct Daemon {
             let bondsPath = BondsFile(tablePath: settings.pins).path
             let others = [ClosingIntervalFile(tablePath: settings.pins).path, DoorStateFile(tablePath: settings.pins).path]
             for stale in ([settings.pins, labelsPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
-                log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (it held PINs)"])
+                log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (a copy of the table or a file beside it)"])
             }
             table = try tableFile.load()
             hardware = try DoorHardware.claim(settings, clock: clock)

@@ -5,9 +5,9 @@ import DoorSystem
 /// reading the limit switches, and telling phones.
 extension DoorLoop {
     /// Carries out an outcome: presses go to the relay first (unless the caller `pressed` them
-    /// already), then the warning and the light switch, then the log, the history and the pushes to phones. A warning output that went
-    /// on is confirmed to the door (its press waits a whole warning from then); one that could
-    /// not be switched on calls its press off.
+    /// already), then the warning and the light switch, then the log, the history and the
+    /// pushes to phones. A warning output that went on is confirmed to the door (its press
+    /// waits a whole warning from then); one that could not be switched on calls its press off.
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
         var warningFailed = false
@@ -45,6 +45,10 @@ extension DoorLoop {
                 log.info("hold-ended", [:])
             }
         }
+        // A request's own failed save is in its log line; time's (a failed close kept) here.
+        if outcome.replies.isEmpty, let error = outcome.storeError {
+            log.error("store-failed", ["error": error, "effect": "the door holds to it until garaged stops"])
+        }
         record(outcome.records, summaryKey: summaryKey)
         pendingPushes += outcome.pushes
         if warningFailed {
@@ -67,7 +71,7 @@ extension DoorLoop {
     /// then each subscriber (systemd's line, Home Assistant's retained values).
     func publishStatus() {
         let now = clock.now()
-        let status = controller.status(at: now, channels: channels.keys.sorted().compactMap { channels[$0] })
+        let status = controller.status(at: now, channels: channelStates)
         guard status != lastStatus else { return }
         if let last = lastStatus, last.position != status.position { pendingPushes.append(status.push(at: now)) }
         lastStatus = status
@@ -80,16 +84,17 @@ extension DoorLoop {
     }
 
     /// The status as every audience has it now (for `Lstatus` and a new follower).
-    func currentStatus() -> DoorStatus {
-        lastStatus ?? controller.status(at: clock.now(), channels: channels.keys.sorted().compactMap { channels[$0] })
-    }
+    func currentStatus() -> DoorStatus { lastStatus ?? controller.status(at: clock.now(), channels: channelStates) }
+
+    /// How each channel last said it stands, in a stable order.
+    private var channelStates: [ChannelStatus] { channels.keys.sorted().compactMap { channels[$0] } }
 
     /// Starts a press the door's gate allowed. It cannot be refused, since the door decides no
     /// press before the last one was released; if it is (a bug), the door is told at once, so
     /// it never waits for a release that will not come.
     func press(_ permit: PressPermit) {
+        // A refusal is logged by the pulse driver, with its reason.
         guard !pulser.press(permit) else { return }
-        log.error("press-refused", ["reason": permit.reason.rawValue, "why": "the relay thread was still pressing or stopping"])
         carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now()))
     }
 

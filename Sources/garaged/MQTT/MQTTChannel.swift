@@ -79,7 +79,7 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     }
 
     /// The latest value of a retained topic (state, sensors); sent only when it changed.
-    func retain(_ topic: String, _ value: String) {
+    private func retain(_ topic: String, _ value: String) {
         let changed = shared.withLock { s -> Bool in
             guard s.retained[topic] != value else { return false }
             s.retained[topic] = value
@@ -88,11 +88,9 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
         if changed { wake.signal() }
     }
 
-    /// One history event, as JSON on the event topic (not retained).
-    func eventRecorded(_ record: EventRecord) { event(record.json.serialized) }
-
-    /// One event's JSON for the event topic, queued for the MQTT thread.
-    private func event(_ json: String) {
+    /// One history event, as JSON on the event topic (not retained), queued for the MQTT thread.
+    func eventRecorded(_ record: EventRecord) {
+        let json = record.json.serialized
         shared.withLock { s in
             if s.events.count < MQTTChannel.maxQueuedEvents { s.events.append(json) } else { s.dropped += 1 }
         }
@@ -101,7 +99,7 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
 
     func start() { worker.start { [self] in run() } }
 
-    /// Publishes `offline`, disconnects and stops the thread; waits at most `timeout`.
+    /// Publishes `offline`, disconnects and stops the thread; waits at most 2 s.
     func stop() -> Bool { worker.stop(within: .seconds(2)) }
 
     var name: String { worker.name }
