@@ -21,7 +21,7 @@ extension ATTServer {
             // Not held to ATT_MTU as a whole: a value over ATT_MTU-3 is Invalid Attribute Value Length.
             decoding(pdu) { (r: ATTWriteRequest) in
                 switch server.write(r.handle, r.value, permission: .write) {
-                case .success(let command): return Output(response: ATTWriteResponse().bytes, command: command)
+                case .success(let command): return Output(response: ATTServer.writeResponse, command: command)
                 case .failure(let code): return Output(response: error(ATTWriteRequest.self, r.handle, code))
                 }
             }
@@ -37,6 +37,9 @@ extension ATTServer {
             decoding(pdu) { (_: ATTHandleValueConfirmation) in Output() }
         },
     ]
+
+    /// The Write Response, encoded once: it has no fields.
+    static let writeResponse = ATTWriteResponse().bytes
 
     /// Why a request is refused: the handle at fault (0x0000 when none) and the error code.
     struct Refusal: Error {

@@ -7,6 +7,8 @@ public protocol ATTPDU: Equatable, Sendable {
     static var fields: [ATTField<Self>] { get }
     /// Every field at a placeholder value, for the decoder to fill in.
     init()
+    /// The PDU in `pdu`, by its declaration unless the type reads it faster (`ATTWritePDU`).
+    static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self
 }
 
 extension ATTPDU {
@@ -20,11 +22,32 @@ extension ATTPDU {
     /// The PDU in `pdu` (its first byte is this type's opcode): every field read as declared,
     /// and nothing left over. Throws Invalid PDU for a wrong length, Invalid Handle for a bad
     /// handle range.
-    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self {
+    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self { try decodeByFields(pdu) }
+
+    /// `decode` by the field table, whatever the type.
+    public static func decodeByFields(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self {
         var value = Self()
         var rest = pdu.dropFirst()
         for field in fields { try field.decode(into: &value, from: &rest, opcode: opcode.rawValue) }
         guard rest.isEmpty else { throw .invalidPDU(opcode: opcode.rawValue) }
         return value
+    }
+}
+
+/// A write, Request or Command: a handle, then the value. Every phone command rides on one, so
+/// it is read straight from the bytes, not through the field table's key paths (slow while the
+/// cache is cold); the table still encodes it, and `ATTDecoderTests` holds the two readings equal.
+public protocol ATTWritePDU: ATTPDU {
+    var handle: UInt16 { get set }
+    var value: [UInt8] { get set }
+}
+
+extension ATTWritePDU {
+    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self {
+        guard pdu.count >= 3 else { throw .invalidPDU(opcode: opcode.rawValue) }
+        var write = Self()
+        write.handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
+        write.value = Array(pdu[3...])
+        return write
     }
 }

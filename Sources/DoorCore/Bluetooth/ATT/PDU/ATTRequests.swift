@@ -69,7 +69,7 @@ public struct ATTReadByGroupTypeRequest: ATTPDU {  // 3.4.4.9
     public init() {}
 }
 
-public struct ATTWriteRequest: ATTPDU {  // 3.4.5.1
+public struct ATTWriteRequest: ATTWritePDU {  // 3.4.5.1
     public static let opcode = ATTOpcode.writeRequest
     public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)]
     public var handle: UInt16 = 0
@@ -77,7 +77,7 @@ public struct ATTWriteRequest: ATTPDU {  // 3.4.5.1
     public init() {}
 }
 
-public struct ATTWriteCommand: ATTPDU {  // 3.4.5.3
+public struct ATTWriteCommand: ATTWritePDU {  // 3.4.5.3
     public static let opcode = ATTOpcode.writeCommand
     public static let fields: [ATTField<Self>] = [.uint16("Attribute Handle", \.handle), .bytes("Attribute Value", \.value)]
     public var handle: UInt16 = 0
