@@ -13,19 +13,25 @@ public enum CommandCodec {
 
     public static func decode<C: Collection>(_ input: C) -> Result<Request, ErrorCode>
     where C.Element == UInt8 {
-        let bytes = Array(input)
-        guard bytes.count > PIN.length, let pin = PIN(bytes: bytes.prefix(PIN.length)) else {
+        decode(Array(input))
+    }
+
+    /// `decode` without a copy: the request is read where it lies.
+    public static func decode(_ bytes: [UInt8]) -> Result<Request, ErrorCode> {
+        guard bytes.count > PIN.length, let pin = PIN(bytes: bytes[..<PIN.length]) else {
             return .failure(.format)
         }
         let letter = bytes[PIN.length]
-        let args = Array(bytes[(PIN.length + 1)...])
+        let args = bytes[(PIN.length + 1)...]
         let command: Command?
         switch letter {
         case UInt8(ascii: "O"):
-            switch args {
-            case Array("=1".utf8): command = .open
-            case Array("=0".utf8): command = .close
-            default: command = nil
+            if args.elementsEqual("=1".utf8) {
+                command = .open
+            } else if args.elementsEqual("=0".utf8) {
+                command = .close
+            } else {
+                command = nil
             }
         case UInt8(ascii: "S"): command = args.isEmpty ? .status : nil
         case UInt8(ascii: "P"): command = args.isEmpty ? .list : nil
@@ -37,9 +43,9 @@ public enum CommandCodec {
         case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
         case UInt8(ascii: "H"): command = decodeSetting(args, max: Door.maxHoldMinutes).map { .hold(minutes: $0) }
         case UInt8(ascii: "C"): command = decodeSetting(args, max: DoorTiming.autoCloseRange.upperBound).map { .closeAfter(seconds: $0) }
-        case LocalCommand.letter where args == Array("=1".utf8): command = .light(on: true)
-        case LocalCommand.letter where args == Array("=0".utf8): command = .light(on: false)
-        case LocalCommand.letter: command = LocalCommand.decode(args).map(Command.local)
+        case LocalCommand.letter where args.elementsEqual("=1".utf8): command = .light(on: true)
+        case LocalCommand.letter where args.elementsEqual("=0".utf8): command = .light(on: false)
+        case LocalCommand.letter: command = LocalCommand.decode(Array(args)).map(Command.local)
         default: return .failure(.command)
         }
         guard let command else { return .failure(.format) }
@@ -59,7 +65,7 @@ public enum CommandCodec {
     }
 
     /// `=<digits>` (1 to 5 ASCII digits) up to `max`; nil for anything else.
-    static func decodeSetting(_ args: [UInt8], max: Int) -> Int? {
+    static func decodeSetting(_ args: ArraySlice<UInt8>, max: Int) -> Int? {
         guard args.first == UInt8(ascii: "="), (2...6).contains(args.count) else { return nil }
         var value = 0
         for b in args.dropFirst() {

@@ -3,14 +3,22 @@
 public struct PIN: Hashable, Sendable {
     public static let length = 5
 
+    /// The five bytes packed, the first in the lowest byte: a PIN judged allocates nothing.
+    private let packed: UInt64
+
     /// The raw five bytes, exactly as they sit in the EEPROM slot.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { (0..<PIN.length).map { UInt8(truncatingIfNeeded: packed >> (8 * $0)) } }
 
     /// Nil unless `bytes` is exactly five printable ASCII characters.
     public init?<S: Sequence>(bytes: S) where S.Element == UInt8 {
-        let b = Array(bytes)
-        guard b.count == PIN.length, b.allSatisfy(PIN.isPINByte) else { return nil }
-        self.bytes = b
+        var packed: UInt64 = 0, count = 0
+        for b in bytes {
+            guard count < PIN.length, PIN.isPINByte(b) else { return nil }
+            packed |= UInt64(b) << (8 * count)
+            count += 1
+        }
+        guard count == PIN.length else { return nil }
+        self.packed = packed
     }
 
     public init?(_ string: String) { self.init(bytes: Array(string.utf8)) }
@@ -20,9 +28,7 @@ public struct PIN: Hashable, Sendable {
     /// Compares without an early exit, so response timing does not reveal how many leading
     /// characters of a guess were right.
     public func constantTimeEquals(_ other: PIN) -> Bool {
-        var diff: UInt8 = 0
-        for i in 0..<PIN.length { diff |= bytes[i] ^ other.bytes[i] }
-        return diff == 0
+        packed ^ other.packed == 0
     }
 
     /// For the owner's own tools only (list output); never for logs.
