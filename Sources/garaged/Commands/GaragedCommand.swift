@@ -10,12 +10,18 @@ struct GaragedCommand: ParsableCommand {
         commandName: "garaged",
         abstract: "Opens a garage door from a phone or a shell: a relay on a GPIO line, a PIN table, the book's protocol.",
         usage: """
-        garaged [--SETTING VALUE ...] [--config FILE] [--print-advertising]
+        garaged [--SETTING VALUE ...] [--door.NAME.SETTING VALUE ...] [--config FILE] [--print-advertising]
           garaged doctor [--SETTING VALUE ...] [--config FILE]
         """,
         discussion: """
         Every setting can also come from --config FILE (`key = value` lines, keys as the long \
         flags without dashes, e.g. `pulse-ms = 300`); a flag wins over the file. \
+        The settings marked (per door) are one door's: without sections they are the one \
+        door's; for several doors, each `[door NAME]` line in the file starts that door's \
+        settings (the settings for all doors stay above the first section), and \
+        --door.NAME.KEY VALUE (--door.NAME.no-KEY for an on/off one) sets door NAME's KEY from \
+        the command line, adding the door when the file has no such section. NAME is 1 to 16 of \
+        a-z, 0-9 and '-'; the first door is the one the book's app opens. \
         The default relay is a simulated line that records each transition in a trace file. \
         `garaged doctor` takes the same settings and says what to fix before the first start.
 

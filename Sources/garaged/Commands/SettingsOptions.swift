@@ -13,6 +13,6 @@ struct SettingsOptions: ParsableArguments {
     /// The settings from the file and the flags, checked.
     func settings() throws(ConfigError) -> Settings {
         let file = try config.map { path throws(ConfigError) in try ConfigFile(path: path) }
-        return try Settings(try SettingValues(flags: try CommandLineSettings.parse(flags), file: file))
+        return try Settings(try CommandLineSettings(flags), file: file)
     }
 }

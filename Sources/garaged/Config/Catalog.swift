@@ -12,29 +12,30 @@ struct Catalog: Sendable {
     let socketGroup = Setting.optional("socket-group", "The group whose members may use the local socket.", value: "GROUP", defaultText: "\(Settings.defaultSocketGroup), when that group exists")
     let attSocket = Setting.optional("att-socket", "Also serve GATT on this Unix SOCK_SEQPACKET socket, one ATT bearer per connection, exactly as over Bluetooth (tests, tools without a radio).", value: "PATH")
 
-    // The relay and the door.
-    let relay = Setting.parsed("relay", "CHIP:LINE for a real line through libgpiod (gpiochip0:17, gpiochip0:GPIO17, pinctrl-bcm2711:17), or sim:FILE for the simulated line.", value: "SPEC", default: RelaySpec.simulated(path: "/run/garaged/relay.trace"), defaultText: RelaySpec.defaultValue, RelaySpec.parse)
-    let activeLow = Setting.flag("active-low", "The relay board energises on a low level (the kernel inverts the line).", default: false)
-    let pulseMs = Setting.number("pulse-ms", "How long a button press lasts, milliseconds,", value: "MS", DoorTiming.pulseRange, default: 300, unit: "milliseconds")
-    let travelS = Setting.number("travel-s", "How long the door takes to open or close, seconds,", value: "S", DoorTiming.travelRange, default: 12, unit: "seconds")
-    let autoCloseS = Setting.number("auto-close-s", "Close the door again this long after it opened (0 = never; the app's C= wins once set), seconds,", value: "S", DoorTiming.autoCloseRange, default: 30, unit: "seconds; 0 turns auto-close off")
-    let autoCloseAny = Setting.flag("auto-close-any", "Auto-close also a door opened by its remote or by hand (seen by a sensor); --no-auto-close-any: only openings garaged made.", default: true)
-    let leftOpenS = Setting.number("left-open-s", "Report the door left open (log, history, phones) after this long open, and again each time as long passes (0 = never), seconds,", value: "S", 0...86_400, default: 900, unit: "seconds; 0 turns it off")
+    // The relay and the door (each of these is per door: see `DoorSections`).
+    let name = Setting.parsed("name", "The door's name as people read it (the status, the history).", value: "TEXT", default: nil, defaultText: "the section's NAME; none for the one door of a file without sections", Catalog.displayName).eachDoor
+    let relay = Setting.parsed("relay", "CHIP:LINE for a real line through libgpiod (gpiochip0:17, gpiochip0:GPIO17, pinctrl-bcm2711:17), or sim:FILE for the simulated line.", value: "SPEC", default: RelaySpec.simulated(path: "/run/garaged/relay.trace"), defaultText: RelaySpec.defaultValue, RelaySpec.parse).eachDoor
+    let activeLow = Setting.flag("active-low", "The relay board energises on a low level (the kernel inverts the line).", default: false).eachDoor
+    let pulseMs = Setting.number("pulse-ms", "How long a button press lasts, milliseconds,", value: "MS", DoorTiming.pulseRange, default: 300, unit: "milliseconds").eachDoor
+    let travelS = Setting.number("travel-s", "How long the door takes to open or close, seconds,", value: "S", DoorTiming.travelRange, default: 12, unit: "seconds").eachDoor
+    let autoCloseS = Setting.number("auto-close-s", "Close the door again this long after it opened (0 = never; the app's C= wins once set), seconds,", value: "S", DoorTiming.autoCloseRange, default: 30, unit: "seconds; 0 turns auto-close off").eachDoor
+    let autoCloseAny = Setting.flag("auto-close-any", "Auto-close also a door opened by its remote or by hand (seen by a sensor); --no-auto-close-any: only openings garaged made.", default: true).eachDoor
+    let leftOpenS = Setting.number("left-open-s", "Report the door left open (log, history, phones) after this long open, and again each time as long passes (0 = never), seconds,", value: "S", 0...86_400, default: 900, unit: "seconds; 0 turns it off").eachDoor
 
     // The door's position switches.
-    let sensorClosed = Setting.optional("sensor-closed", "A switch active when the door is fully closed: CHIP:LINE, or sim:FILE (FILE holds 1 when the switch is closed, 0 when open).", value: "SPEC")
-    let sensorClosedActiveLow = Setting.flag("sensor-closed-active-low", "The closed switch pulls its line low when the door is closed (a reed switch to ground with a pull-up).", default: false)
-    let sensorOpen = Setting.optional("sensor-open", "A switch active when the door is fully open: CHIP:LINE, or sim:FILE.", value: "SPEC")
-    let sensorOpenActiveLow = Setting.flag("sensor-open-active-low", "The open switch pulls its line low when the door is open.", default: false)
-    let sensorDebounceMs = Setting.number("sensor-debounce-ms", "A switch's new level counts once it has held this long, milliseconds,", value: "MS", 0...2000, default: 100, unit: "milliseconds")
+    let sensorClosed = Setting.optional("sensor-closed", "A switch active when the door is fully closed: CHIP:LINE, or sim:FILE (FILE holds 1 when the switch is closed, 0 when open).", value: "SPEC").eachDoor
+    let sensorClosedActiveLow = Setting.flag("sensor-closed-active-low", "The closed switch pulls its line low when the door is closed (a reed switch to ground with a pull-up).", default: false).eachDoor
+    let sensorOpen = Setting.optional("sensor-open", "A switch active when the door is fully open: CHIP:LINE, or sim:FILE.", value: "SPEC").eachDoor
+    let sensorOpenActiveLow = Setting.flag("sensor-open-active-low", "The open switch pulls its line low when the door is open.", default: false).eachDoor
+    let sensorDebounceMs = Setting.number("sensor-debounce-ms", "A switch's new level counts once it has held this long, milliseconds,", value: "MS", 0...2000, default: 100, unit: "milliseconds").eachDoor
 
     // The warning output and the light.
-    let warn = Setting.optional("warn", "A light or buzzer that runs before every close press and during the closing travel: CHIP:LINE or sim:FILE.", value: "SPEC")
-    let warnActiveLow = Setting.flag("warn-active-low", "The warning output's board energises on a low level.", default: false)
-    let warnS = Setting.number("warn-s", "How long the warning runs before a close press (the U.S. rule asks at least 5), seconds,", value: "S", 1...300, default: 5, unit: "seconds")
-    let light = Setting.optional("light", "The garage light: on while the door moves and for --light-s after, and by L=1 / L=0: CHIP:LINE or sim:FILE.", value: "SPEC")
-    let lightActiveLow = Setting.flag("light-active-low", "The light's board energises on a low level.", default: false)
-    let lightS = Setting.number("light-s", "How long the light stays on after the door starts to move, seconds,", value: "S", 1...3600, default: 180, unit: "seconds")
+    let warn = Setting.optional("warn", "A light or buzzer that runs before every close press and during the closing travel: CHIP:LINE or sim:FILE.", value: "SPEC").eachDoor
+    let warnActiveLow = Setting.flag("warn-active-low", "The warning output's board energises on a low level.", default: false).eachDoor
+    let warnS = Setting.number("warn-s", "How long the warning runs before a close press (the U.S. rule asks at least 5), seconds,", value: "S", 1...300, default: 5, unit: "seconds").eachDoor
+    let light = Setting.optional("light", "The garage light: on while the door moves and for --light-s after, and by L=1 / L=0: CHIP:LINE or sim:FILE.", value: "SPEC").eachDoor
+    let lightActiveLow = Setting.flag("light-active-low", "The light's board energises on a low level.", default: false).eachDoor
+    let lightS = Setting.number("light-s", "How long the light stays on after the door starts to move, seconds,", value: "S", 1...3600, default: 180, unit: "seconds").eachDoor
 
     // Bluetooth.
     let ble = Setting.flag("ble", "Serve the book's GATT service and advertise over Bluetooth LE (--no-ble: the local socket only).", default: true)
@@ -60,10 +61,9 @@ struct Catalog: Sendable {
     /// Every setting above, in declaration order.
     static let all: [AnySetting] = Mirror(reflecting: shared).children.compactMap { ($0.value as? any ErasableSetting)?.erased }
 
-    /// A relay-style spec (`CHIP:LINE` or `sim:FILE`) checked at start; nil when not given.
-    static func spec(_ text: String?, _ key: String) throws(ConfigError) -> RelaySpec? {
-        guard let text else { return nil }
-        do { return try RelaySpec.parse(text) } catch { throw ConfigError("--\(key) \(text): \(error.message)") }
+    private static func displayName(_ text: String) throws(SettingError) -> String? {
+        guard text.count <= 32 else { throw SettingError("'\(text)' is \(text.count) characters; a door's name is at most 32") }
+        return text
     }
 
     private static func deviceName(_ text: String) throws(SettingError) -> String {

@@ -4,20 +4,41 @@ import Glibc
 
 /// The config file: one `key = value` per line, keys are the long flag names without dashes
 /// (`pulse-ms = 300`). A line starting with `#` is a comment; a value may be written in double
-/// quotes to hold a `#` or outer spaces (`ble-name = "Door #2"`). Everything that could
+/// quotes to hold a `#` or outer spaces (`ble-name = "Door #2"`). Settings for all doors come
+/// first; each `[door NAME]` line then starts a door's own settings (the per-door keys), and a
+/// file without one is the one door's, as before sections existed. Everything that could
 /// silently leave a default in force, or change a value, is an error naming the line and the
 /// key: an unknown or repeated key, an empty value, a `#` in an unquoted value (a trailing
-/// comment), text that is not UTF-8.
+/// comment), text that is not UTF-8, a door's key outside its section.
 struct ConfigFile {
     /// The keys a file may set: every setting in the catalog.
     static let keys: Set<String> = Set(Catalog.all.map(\.key))
+    /// The keys a `[door NAME]` section may set.
+    static let doorKeys: Set<String> = Set(Catalog.all.filter(\.perDoor).map(\.key))
     /// Larger than any config file garaged could mean.
     static let maxBytes = 256 * 1024
 
-    private(set) var values: [String: String] = [:]
-    /// The line each key was set on, for messages.
-    private var lines: [String: Int] = [:]
+    /// One part of the file: the top, or one `[door NAME]` section.
+    struct Section {
+        /// The door's name; nil for the top of the file.
+        let door: String?
+        /// The line of the `[door NAME]` header (0 for the top).
+        let line: Int
+        private(set) var values: [String: String] = [:]
+        /// The line each key was set on, for messages.
+        private(set) var lines: [String: Int] = [:]
+
+        fileprivate mutating func set(_ key: String, _ value: String, line: Int) {
+            values[key] = value
+            lines[key] = line
+        }
+    }
+
     let path: String
+    /// The settings above the first section: all doors', and the one door's without sections.
+    private(set) var top = Section(door: nil, line: 0)
+    /// The `[door NAME]` sections, in file order: the first is the first door.
+    private(set) var doors: [Section] = []
 
     init(path: String) throws(ConfigError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -57,6 +78,10 @@ struct ConfigFile {
             }
             let trimmed = line.trimmed
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.hasPrefix("[") {
+                try startSection(trimmed, line: i + 1)
+                continue
+            }
             guard let eq = trimmed.firstIndex(of: "=") else {
                 throw ConfigError("\(at): expected `key = value`, got '\(trimmed)'")
             }
@@ -65,8 +90,11 @@ struct ConfigFile {
             guard ConfigFile.keys.contains(key) else {
                 throw ConfigError("\(at): unknown setting '\(key)'; known: \(ConfigFile.keys.sorted().joined(separator: ", "))")
             }
-            guard values[key] == nil else {
-                throw ConfigError("\(at): '\(key)' is set twice")
+            if let door = doors.last?.door, !ConfigFile.doorKeys.contains(key) {
+                throw ConfigError("\(at): '\(key)' is a setting for all doors, not door \(door)'s; move it above the first [door] section (line \(doors[0].line))")
+            }
+            if let before = (doors.last ?? top).lines[key] {
+                throw ConfigError("\(at): '\(key)' is set twice\(doors.last.map { " in [door \($0.door!)]" } ?? "") (first on line \(before))")
             }
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                 value = String(value.dropFirst().dropLast())
@@ -81,16 +109,38 @@ struct ConfigFile {
             guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw ConfigError("\(at): '\(key)' has a control character (a tab?) in its value")
             }
-            values[key] = value
-            lines[key] = i + 1
+            if doors.isEmpty { top.set(key, value, line: i + 1) } else { doors[doors.count - 1].set(key, value, line: i + 1) }
+        }
+        // With sections, a door's key at the top would belong to no door (or silently to all).
+        if let first = doors.first, let (key, line) = top.lines.filter({ ConfigFile.doorKeys.contains($0.key) }).min(by: { $0.value < $1.value }) {
+            throw ConfigError("\(path):\(line): '\(key)' is a door's own setting, but it is outside every [door] section; with sections, each door's settings go in its section (the first is [door \(first.door!)] on line \(first.line))")
         }
     }
 
-    subscript(key: String) -> String? { values[key] }
+    /// A `[door NAME]` line: the start of a door's settings.
+    private mutating func startSection(_ header: String, line: Int) throws(ConfigError) {
+        let at = "\(path):\(line)"
+        let words = header.hasSuffix("]") ? header.dropFirst().dropLast().split(separator: " ", omittingEmptySubsequences: true) : []
+        guard words.count == 2, words[0] == "door" else {
+            throw ConfigError("\(at): '\(header)' is not a section header; a door's settings start with [door NAME], e.g. [door left]")
+        }
+        let name = String(words[1])
+        if let problem = DoorName.problem(name) { throw ConfigError("\(at): [door \(name)]: \(problem)") }
+        if let same = doors.first(where: { $0.door == name }) {
+            throw ConfigError("\(at): door '\(name)' is declared twice (first on line \(same.line)); each door needs a name of its own")
+        }
+        guard doors.count < DoorName.maxDoors else {
+            throw ConfigError("\(at): [door \(name)] would be door \(doors.count + 1); garaged drives at most \(DoorName.maxDoors) doors")
+        }
+        doors.append(Section(door: name, line: line))
+    }
 
-    /// Where `key` was set, for a message: `garaged.conf:12: pulse-ms = 10`.
-    func origin(of key: String) -> String {
-        "\(path):\(lines[key] ?? 0): \(key) = \(values[key] ?? "")"
+    subscript(key: String) -> String? { top.values[key] }
+
+    /// Where `key` was set in `section`, for a message: `garaged.conf:12: pulse-ms = 10`.
+    func origin(of key: String, in section: Section? = nil) -> String {
+        let s = section ?? top
+        return "\(path):\(s.lines[key] ?? 0): \(key) = \(s.values[key] ?? "")"
     }
 }
 

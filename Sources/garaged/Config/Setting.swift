@@ -13,6 +13,16 @@ struct Setting<Value: Sendable>: Sendable {
     let defaultText: String?
     /// Turns the text given into the value, or says what is wrong with it.
     let decode: @Sendable (String) throws(SettingError) -> Value
+    /// True for a door's own setting (its relay, timing, switches, outputs): set per
+    /// `[door NAME]` section, or at the top for the one door of a file without sections.
+    var perDoor = false
+
+    /// The same setting, set for each door on its own.
+    var eachDoor: Setting {
+        var copy = self
+        copy.perDoor = true
+        return copy
+    }
 }
 
 /// What is wrong with a setting's value, without saying where it came from (`SettingValues`
@@ -79,9 +89,11 @@ struct AnySetting: Sendable {
     let valueName: String?
     let defaultText: String?
     let decode: @Sendable (String) throws(SettingError) -> any Sendable
+    let perDoor: Bool
 
     init<V>(_ setting: Setting<V>) {
         key = setting.key
+        perDoor = setting.perDoor
         help = setting.help
         valueName = setting.valueName
         defaultText = setting.defaultText
@@ -93,6 +105,6 @@ struct AnySetting: Sendable {
     /// The setting's paragraph in `--help`.
     var helpLine: String {
         let flag = isFlag ? "--[no-]\(key)" : "--\(key) \(valueName!)"
-        return flag + ": " + help + (defaultText.map { " (default \($0))" } ?? "")
+        return flag + ": " + (perDoor ? "(per door) " : "") + help + (defaultText.map { " (default \($0))" } ?? "")
     }
 }

@@ -3,31 +3,32 @@
 /// `values.pulseMs` is an `Int`, `values.relay` a `RelaySpec`.
 @dynamicMemberLookup
 struct SettingValues: Sendable {
-    private let values: [String: any Sendable]
-    /// The keys given on the command line or in the file (the rest are defaults).
-    let given: Set<String>
+    /// One setting's text and where it came from (`--pulse-ms 300`, `garaged.conf:4: pulse-ms = 300`).
+    struct Given {
+        let text: String
+        let origin: String
+    }
 
-    /// `flags` are `key: text` as the command line gave them.
-    init(flags: [String: String], file: ConfigFile?) throws(ConfigError) {
+    private let values: [String: any Sendable]
+    /// Where each given setting came from, for messages (the rest are defaults).
+    let origins: [String: String]
+    /// The keys given on the command line or in the file.
+    var given: Set<String> { Set(origins.keys) }
+
+    /// Checks and keeps every setting in `given`, by key.
+    init(_ given: [String: Given]) throws(ConfigError) {
         var values: [String: any Sendable] = [:]
         for setting in Catalog.all {
-            let text: String, origin: String
-            if let flag = flags[setting.key] {
-                (text, origin) = (flag, setting.isFlag ? "--\(setting.key)" : "--\(setting.key) \(flag.isEmpty ? "''" : flag)")
-            } else if let fromFile = file?[setting.key] {
-                (text, origin) = (fromFile, file!.origin(of: setting.key))
-            } else {
-                continue
+            guard let g = given[setting.key] else { continue }
+            guard !g.text.isEmpty else {
+                throw ConfigError("\(g.origin): empty; give a value, or leave it out to keep the default")
             }
-            guard !text.isEmpty else {
-                throw ConfigError("\(origin): empty; give a value, or leave it out to keep the default")
-            }
-            do { values[setting.key] = try setting.decode(text) } catch {
-                throw ConfigError("\(origin): \(error.message)")
+            do { values[setting.key] = try setting.decode(g.text) } catch {
+                throw ConfigError("\(g.origin): \(error.message)")
             }
         }
         self.values = values
-        given = Set(values.keys)
+        origins = given.mapValues(\.origin)
     }
 
     subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V {
@@ -37,6 +38,12 @@ struct SettingValues: Sendable {
 
     /// True when the setting was given (not its default).
     func isGiven<V>(_ path: KeyPath<Catalog, Setting<V>>) -> Bool { given.contains(Catalog.shared[keyPath: path].key) }
+
+    /// Where the setting came from: its flag or file line, or "the default".
+    func origin<V>(of path: KeyPath<Catalog, Setting<V>>) -> String {
+        let key = Catalog.shared[keyPath: path].key
+        return origins[key] ?? "the default --\(key)"
+    }
 }
 
 extension Catalog {

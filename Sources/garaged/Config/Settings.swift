@@ -4,21 +4,19 @@ import DoorSystem
 import Glibc
 #endif
 
-/// Everything the daemon runs with: every setting by name (`settings.pins`, from `Catalog`),
-/// and what is built from several of them (the door's timing, the garage on the air) or
-/// resolved against the system (the socket's group), built and checked once at start.
+/// Everything the daemon runs with: every setting for all doors by name (`settings.pins`, from
+/// `Catalog`), each door's own (`doors`), and what is built from several of them (the garage
+/// on the air) or resolved against the system (the socket's group), built and checked once at
+/// start.
 @dynamicMemberLookup
 struct Settings: Sendable {
+    /// The settings for all doors (read a door's own through `doors`).
     let values: SettingValues
-    let timing: DoorTiming
+    /// The doors, the first first: the one door of a file without sections, or one per
+    /// `[door NAME]` section and `--door.NAME.KEY` name.
+    let doors: [DoorSettings]
     /// What the garage looks like over GATT and on the air; used by the ATT test socket too.
     let bluetooth: BluetoothSettings
-    /// Which limit switches there are, and where.
-    let sensing: DoorSensing
-    let sensorClosed: RelaySpec?
-    let sensorOpen: RelaySpec?
-    let warn: RelaySpec?
-    let light: RelaySpec?
     /// Home Assistant over MQTT, when `--mqtt` is set.
     let mqtt: MQTTSettings?
     /// The group that may use the local socket (mode 0660), when there is one; `explicit` when
@@ -28,19 +26,17 @@ struct Settings: Sendable {
     /// The socket's group when none is set and a group of this name exists.
     static let defaultSocketGroup = "garage"
 
-    init(_ values: SettingValues) throws(ConfigError) {
-        self.values = values
-        sensorClosed = try Catalog.spec(values.sensorClosed, "sensor-closed")
-        sensorOpen = try Catalog.spec(values.sensorOpen, "sensor-open")
-        warn = try Catalog.spec(values.warn, "warn")
-        light = try Catalog.spec(values.light, "light")
+    /// The settings from the command line over the file, split between all doors and each.
+    init(_ commandLine: CommandLineSettings, file: ConfigFile?) throws(ConfigError) {
+        let (top, doors) = try DoorSections.split(commandLine, file)
+        values = try SettingValues(top)
+        var checked: [DoorSettings] = []
+        for door in doors {
+            checked.append(try DoorSettings(id: door.name, origin: door.origin, values: try SettingValues(door.given)))
+        }
+        self.doors = checked
+        try Settings.checkLinesUsedOnce(checked)
         mqtt = try MQTTSettings(values)
-        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil)
-        timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
-                            autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
-                            warning: warn == nil ? nil : .seconds(values.warnS),
-                            leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
-                            light: light == nil ? nil : .seconds(values.lightS))
         bluetooth = try BluetoothSettings(values)
         if let name = values.socketGroup {
             guard let group = getgrnam(name) else {
@@ -54,7 +50,28 @@ struct Settings: Sendable {
         }
     }
 
-    subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V { values[dynamicMember: path] }
+    subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V {
+        precondition(!Catalog.shared[keyPath: path].perDoor, "a door's own setting is read from settings.doors")
+        return values[dynamicMember: path]
+    }
+
+    /// The first door: the book's `O=1` and `S` act on it.
+    var door: DoorSettings { doors[0] }
+
+    /// Refuses a line given two jobs, by one door or two: a relay that is also a switch, two
+    /// doors on one relay. (Two names for one GPIO line, `17` and `GPIO17`, meet at the claim.)
+    static func checkLinesUsedOnce(_ doors: [DoorSettings]) throws(ConfigError) {
+        var seen: [RelaySpec: (door: DoorSettings, role: String, origin: String)] = [:]
+        for door in doors {
+            for (role, spec, origin) in door.lines {
+                if let first = seen[spec] {
+                    let whose = first.door.id == door.id ? "the " : "\(first.door.label)'s "
+                    throw ConfigError("\(origin): \(spec) is already \(whose)\(first.role) (\(first.origin)); \(door.label)'s \(role) needs a line of its own")
+                }
+                seen[spec] = (door, role, origin)
+            }
+        }
+    }
 
     /// The event history: `--events`, or beside the table.
     var eventsPath: String { values.events ?? EventHistoryFile.path(forTable: values.pins) }

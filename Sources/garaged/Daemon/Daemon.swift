@@ -50,6 +50,10 @@ struct Daemon {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
         }
         do { try settings.checkFiles() } catch { throw StartupError(description: error.description) }
+        if settings.doors.count > 1 {
+            let list = settings.doors.map { "[door \($0.id!)] (\($0.origin!))" }.joined(separator: ", ")
+            throw StartupError(description: "\(settings.doors.count) doors are configured: \(list). This garaged drives one door; keep one [door] section (or none) until a release that drives several. `garaged doctor` checks every door's lines already")
+        }
         for (what, path) in settings.secretFiles {
             if let problem = Settings.exposure(of: path) { log.warning("secret-readable", ["file": what, "problem": problem]) }
         }
@@ -77,7 +81,7 @@ struct Daemon {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (a copy of the table or a file beside it)"])
             }
             table = try tableFile.load()
-            hardware = try DoorHardware.claim(settings, clock: clock)
+            hardware = try DoorHardware.claim(settings.door, clock: clock)
         } catch let e as StoreError {
             throw StartupError(description: e.description)
         } catch let e as RelayError {
@@ -114,7 +118,7 @@ struct Daemon {
         } catch {
             // The door must still open: the configured interval applies until `C=` saves anew.
             log.warning("autoclose-unreadable", ["error": error.description,
-                                                 "effect": "auto-close-s (\(settings.autoCloseS) s) applies; the app's C= writes the file anew"])
+                                                 "effect": "auto-close-s (\(settings.door.autoCloseS) s) applies; the app's C= writes the file anew"])
         }
         let doorStateFile = DoorStateFile(tablePath: settings.pins)
         var closeFailedKept = false
@@ -125,7 +129,7 @@ struct Daemon {
             log.warning("door-state-unreadable", ["error": error.description,
                                                   "effect": "held as after a failed close: no automatic close until the door is seen closed"])
         }
-        let pulser = PulseDriver(line: hardware.relay, pulse: settings.timing.pulse, clock: clock, log: log) { overran in
+        let pulser = PulseDriver(line: hardware.relay, pulse: settings.door.timing.pulse, clock: clock, log: log) { overran in
             inbox.relayReleased(overran: overran)
         }
         let labelsFile = LabelsFile(tablePath: settings.pins)
@@ -136,11 +140,11 @@ struct Daemon {
             // The door must still open: run without names, and say how to fix the file.
             log.warning("labels-unreadable", ["error": error.description])
         }
-        var timing = settings.timing
+        var timing = settings.door.timing
         if let storedInterval { timing.autoClose = storedInterval == 0 ? nil : .seconds(storedInterval) }
-        let door = Door(timing: timing, sensing: settings.sensing, debounce: .milliseconds(settings.sensorDebounceMs),
+        let door = Door(timing: timing, sensing: settings.door.sensing, debounce: .milliseconds(settings.door.sensorDebounceMs),
                         closed: hardware.closedActive, open: hardware.openActive,
-                        autoCloseAnyOpening: settings.autoCloseAny, closeFailed: closeFailedKept, at: clock.now())
+                        autoCloseAnyOpening: settings.door.autoCloseAny, closeFailed: closeFailedKept, at: clock.now())
         if door.closeFailed {
             log.warning("close-failed-kept", ["why": "a close did not reach CLOSED before garaged last stopped",
                                               "effect": "no automatic close until the door is seen closed"])
@@ -159,9 +163,9 @@ struct Daemon {
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
         let t = timing
         let autoClose = (t.autoClose.map { String($0.secondsRoundedUp) } ?? "off") + (storedInterval != nil ? " (set from the app)" : "")
-        let doorAtStart = door.position.rawValue + (settings.sensing.believed ? " (assumed)" : "")
+        let doorAtStart = door.position.rawValue + (settings.door.sensing.believed ? " (assumed)" : "")
         let switchList = hardware.switches.map { "\($0.which.rawValue) \($0.description)" }.joined(separator: ", ")
-        let warningLine = hardware.outputs.warning.map { "\($0.description), \(settings.warnS) s" } ?? "none"
+        let warningLine = hardware.outputs.warning.map { "\($0.description), \(settings.door.warnS) s" } ?? "none"
         let fields: [(String, String)] = [
             ("pid", String(getpid())), ("pins", settings.pins), ("slots", "\(table.entries.count + 1)/\(table.capacity)"),
             ("listening", listeners.map(\.description).joined(separator: ", ")),
@@ -169,12 +173,12 @@ struct Daemon {
             ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
             ("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
             ("ble_security", settings.bluetooth.security.rawValue),
-            ("door", doorAtStart), ("sensing", settings.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
+            ("door", doorAtStart), ("sensing", settings.door.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
             ("warning", warningLine), ("light", hardware.outputs.light?.description ?? "none"),
             ("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit)),
         ]
         log.info("start", fields)
-        warnAboutAutoClose(timing, sensing: settings.sensing)
+        warnAboutAutoClose(timing, sensing: settings.door.sensing)
         if let m = settings.mqtt {
             log.info("mqtt", ["broker": m.url, "client_id": m.clientID, "user": m.user ?? "-",
                               "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])

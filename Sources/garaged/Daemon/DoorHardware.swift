@@ -10,7 +10,7 @@ struct DoorHardware {
     let closedActive: Bool
     let openActive: Bool
 
-    static func claim(_ settings: Settings, clock: any MonotonicClock) throws(RelayError) -> DoorHardware {
+    static func claim(_ settings: DoorSettings, clock: any MonotonicClock) throws(RelayError) -> DoorHardware {
         var claimed: [any RelayLine] = []
         var switches: [any SwitchInput] = []
         func giveBack() {

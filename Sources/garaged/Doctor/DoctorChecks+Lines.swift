@@ -9,19 +9,23 @@ import Glibc
 /// outputs at rest through the Pi's boot, the switches readable.
 extension DoctorChecks {
     func lines(into report: inout DoctorReport) {
-        output("relay", settings.relay, activeLow: settings.activeLow, into: &report)
-        if let spec = settings.warn { output("warning", spec, activeLow: settings.warnActiveLow, into: &report) }
-        if let spec = settings.light { output("light", spec, activeLow: settings.lightActiveLow, into: &report) }
-        if let spec = settings.sensorClosed { input(.closed, spec, activeLow: settings.sensorClosedActiveLow, into: &report) }
-        if let spec = settings.sensorOpen { input(.open, spec, activeLow: settings.sensorOpenActiveLow, into: &report) }
-        if settings.sensing.believed {
-            report.add(.warn, "sensors", "none: garaged only believes where the door is; a reed switch on --sensor-closed lets it know (wiring/README.md)")
+        for door in settings.doors {
+            // With [door] sections each line is named by its door: "gate relay".
+            let of = door.id.map { "\($0) " } ?? ""
+            output(of + "relay", door.relay, activeLow: door.activeLow, into: &report)
+            if let spec = door.warn { output(of + "warning", spec, activeLow: door.warnActiveLow, into: &report) }
+            if let spec = door.light { output(of + "light", spec, activeLow: door.lightActiveLow, into: &report) }
+            if let spec = door.sensorClosed { input(.closed, of, spec, activeLow: door.sensorClosedActiveLow, into: &report) }
+            if let spec = door.sensorOpen { input(.open, of, spec, activeLow: door.sensorOpenActiveLow, into: &report) }
+            if door.sensing.believed {
+                report.add(.warn, of + "sensors", "none: garaged only believes where \(door.label) is; a reed switch on --\(door.id.map { "door.\($0)." } ?? "")sensor-closed lets it know (wiring/README.md)")
+            }
         }
     }
 
     private func output(_ role: String, _ spec: RelaySpec, activeLow: Bool, into report: inout DoctorReport) {
         guard case .gpio(let chip, let line) = spec else {
-            report.add(.ok, role, "simulated (\(spec)): no hardware moves" + (role == "relay" ? "; for a real relay give --relay CHIP:LINE, e.g. gpiochip0:17" : ""))
+            report.add(.ok, role, "simulated (\(spec)): no hardware moves" + (role.hasSuffix("relay") ? "; for a real relay give --relay CHIP:LINE, e.g. gpiochip0:17" : ""))
             return
         }
         guard let probe = probe(role, chip, line, into: &report) else { return }
@@ -36,8 +40,8 @@ extension DoctorChecks {
         }
     }
 
-    private func input(_ which: DoorSwitch, _ spec: RelaySpec, activeLow: Bool, into report: inout DoctorReport) {
-        let role = "sensor-\(which.rawValue)"
+    private func input(_ which: DoorSwitch, _ of: String, _ spec: RelaySpec, activeLow: Bool, into report: inout DoctorReport) {
+        let role = of + "sensor-\(which.rawValue)"
         if case .gpio(let chip, let line) = spec {
             guard let probe = probe(role, chip, line, into: &report), !probe.heldByGaraged else { return }
         }

@@ -28,14 +28,19 @@ struct DoctorChecks {
     /// What an automatic close would do without the safeguards a garage should have, and the
     /// rule an installer must meet.
     private func safety(into report: inout DoctorReport) {
-        let warnings = Daemon.autoCloseWarnings(settings.timing, sensing: settings.sensing)
-        guard settings.timing.autoClose != nil else {
-            report.add(.ok, "auto-close", "off")
-            return
+        var autoClosing = false
+        for door in settings.doors {
+            let name = door.id.map { "\($0) auto-close" } ?? "auto-close"
+            guard door.timing.autoClose != nil else {
+                report.add(.ok, name, "off")
+                continue
+            }
+            autoClosing = true
+            let warnings = Daemon.autoCloseWarnings(door.timing, sensing: door.sensing)
+            if warnings.isEmpty { report.add(.ok, name, "warned (\(door.warnS) s) and sensed") }
+            for (_, why) in warnings { report.add(.warn, name, why) }
         }
-        if warnings.isEmpty { report.add(.ok, "auto-close", "warned (\(settings.warnS) s) and sensed") }
-        for (_, why) in warnings { report.add(.warn, "auto-close", why) }
-        for line in Daemon.unattendedCloseRule { report.add(.ok, "auto-close", line) }
+        if autoClosing { for line in Daemon.unattendedCloseRule { report.add(.ok, "auto-close", line) } }
     }
 
     static func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }

@@ -1,7 +1,7 @@
 import DoorCore
 
 /// The `--relay` value: `sim:FILE` for the simulated line, or `CHIP:LINE` for libgpiod.
-enum RelaySpec: Equatable, CustomStringConvertible {
+enum RelaySpec: Hashable, CustomStringConvertible {
     case simulated(path: String)
     case gpio(chip: String, line: String)
 

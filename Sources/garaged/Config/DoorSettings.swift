@@ -1,0 +1,58 @@
+import DoorCore
+
+/// One door's settings, checked at start: its lines (the relay, the switches, the outputs), its
+/// timing and what is built from them. Read by name like `Settings`: `door.pulseMs`.
+@dynamicMemberLookup
+struct DoorSettings: Sendable {
+    /// The section's name (`[door NAME]`); nil for the one door of a file without sections.
+    let id: String?
+    /// Where the door was declared, for messages; nil for the one door.
+    let origin: String?
+    let values: SettingValues
+    let timing: DoorTiming
+    /// Which limit switches there are, and where.
+    let sensing: DoorSensing
+    let sensorClosed: RelaySpec?
+    let sensorOpen: RelaySpec?
+    let warn: RelaySpec?
+    let light: RelaySpec?
+
+    init(id: String?, origin: String?, values: SettingValues) throws(ConfigError) {
+        self.id = id
+        self.origin = origin
+        self.values = values
+        sensorClosed = try DoorSettings.spec(values, \.sensorClosed)
+        sensorOpen = try DoorSettings.spec(values, \.sensorOpen)
+        warn = try DoorSettings.spec(values, \.warn)
+        light = try DoorSettings.spec(values, \.light)
+        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil)
+        timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
+                            autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
+                            warning: warn == nil ? nil : .seconds(values.warnS),
+                            leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
+                            light: light == nil ? nil : .seconds(values.lightS))
+    }
+
+    subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V { values[dynamicMember: path] }
+
+    /// How messages name the door: `door gate`, or `the door` when there is one.
+    var label: String { id.map { "door \($0)" } ?? "the door" }
+
+    /// Every line the door uses, with what it is for and where it was set.
+    var lines: [(role: String, spec: RelaySpec, origin: String)] {
+        let relayOrigin = values.isGiven(\.relay) ? values.origin(of: \.relay)
+            : "\(origin.map { "\($0): " } ?? "")\(label) has no relay set (the default)"
+        var found: [(String, RelaySpec, String)] = [("relay", values.relay, relayOrigin)]
+        if let warn { found.append(("warning output", warn, values.origin(of: \.warn))) }
+        if let light { found.append(("light", light, values.origin(of: \.light))) }
+        if let sensorClosed { found.append(("closed switch", sensorClosed, values.origin(of: \.sensorClosed))) }
+        if let sensorOpen { found.append(("open switch", sensorOpen, values.origin(of: \.sensorOpen))) }
+        return found
+    }
+
+    /// A relay-style spec (`CHIP:LINE` or `sim:FILE`) checked at start; nil when not given.
+    private static func spec(_ values: SettingValues, _ path: KeyPath<Catalog, Setting<String?>>) throws(ConfigError) -> RelaySpec? {
+        guard let text = values[dynamicMember: path] else { return nil }
+        do { return try RelaySpec.parse(text) } catch { throw ConfigError("\(values.origin(of: path)): \(error.message)") }
+    }
+}
