@@ -113,11 +113,11 @@ final class DoorSectionsTests: GaragedTestCase {
         }
     }
 
-    /// Until garaged drives several doors at once, a second door stops it at start, naming
-    /// each door, rather than leaving one undriven.
-    func testSeveralDoorsAreRefusedNamingThem() throws {
+    /// Home Assistant is told one door so far: MQTT with a second door stops garaged at start,
+    /// naming both, rather than leaving a door out of Home Assistant.
+    func testMQTTWithASecondDoorIsRefusedNamingIt() throws {
         try initTable()
-        let config = try writeConfig("[door left]\nrelay = sim:\(dir)/a.trace\n[door gate]\nrelay = sim:\(dir)/b.trace\n")
-        try assertRefused(["--config", config], naming: ["2 doors are configured", "[door left] (\(config):1)", "[door gate] (\(config):3)"])
+        let config = try writeConfig("mqtt = mqtt://127.0.0.1:1\n[door left]\nrelay = sim:\(dir)/a.trace\n[door gate]\nrelay = sim:\(dir)/b.trace\n")
+        try assertRefused(["--config", config], naming: ["\(config):1: mqtt = mqtt://127.0.0.1:1", "door gate (\(config):4) is a second"])
     }
 }

@@ -9,14 +9,15 @@ extension Controller {
 
     /// Judged by the door's rules like any request (and refused when stale); recorded with the
     /// channel as its source.
-    public mutating func command(_ command: ChannelCommand, from source: RequestSource, at now: Instant,
+    public mutating func command(_ command: ChannelCommand, for index: Int = 0, from source: RequestSource, at now: Instant,
                                  wall: Int64 = 0, age: Duration? = nil) -> Outcome {
         var outcome = Outcome()
-        report(door.advance(to: now), at: now, wall: wall, into: &outcome)
+        outcome.doorIndex = index
+        report(doors[index].door.advance(to: now), at: now, wall: wall, into: &outcome)
         outcome.command = command.rawValue.lowercased()
         let kind: EventRecord.Kind = command == .open ? .open : command == .close ? .close : .halt
         if refuseIfStale(age, &outcome) {
-            outcome.records.append(EventRecord(time: wall, kind: .stale, source: source.description, detail: outcome.command))
+            outcome.records += tagged([EventRecord(time: wall, kind: .stale, source: source.description, detail: outcome.command)], index)
             return outcome
         }
         let reply = press(source, at: now, wall: wall, &outcome) { door, mayWarn in
@@ -29,7 +30,7 @@ extension Controller {
         outcome.replies = [reply]
         noteOpener(outcome, name: source.description)
         let detail = outcome.presses.isEmpty ? reply.text : "pressed"
-        outcome.records.append(EventRecord(time: wall, kind: kind, source: source.description, detail: detail))
+        outcome.records += tagged([EventRecord(time: wall, kind: kind, source: source.description, detail: detail)], index)
         return outcome
     }
 }

@@ -12,17 +12,18 @@ extension Controller {
                 outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
                 return [.error(.rate)]
             }
-            return [decide(door.hold(minutes: minutes, at: now), at: now, wall: wall, &outcome)]
+            return [decide(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), at: now, wall: wall, &outcome)]
         case .light(let on):
-            return [decide(door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
+            return [decide(doors[outcome.doorIndex].door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
         case .closeAfter(let seconds):
-            do { try intervalStore?.save(seconds) } catch {
+            do { try doors[outcome.doorIndex].intervalStore?.save(seconds) } catch {
                 outcome.storeError = error.description
                 return [.error(.store)]
             }
-            door.setAutoClose(seconds == 0 ? nil : .seconds(seconds), at: now)
+            doors[outcome.doorIndex].door.setAutoClose(seconds == 0 ? nil : .seconds(seconds), at: now)
             return [.ok]
         case .status:
+            let door = doors[outcome.doorIndex].door
             return [.status(door.position, autoCloseIn: door.closesIn(at: now))]
         case .list:
             let entries = table.entries
@@ -54,8 +55,9 @@ extension Controller {
         let key = source.summaryKey
         // Only a door that may need the warning asks the channel's allowance (a lookup saved on
         // the common press: no warning output, or a door at CLOSED).
+        let door = doors[outcome.doorIndex].door
         let mayWarn = door.timing.warning == nil || door.position == .closed || rates.allows(.warning, for: key, at: now)
-        let decision = ask(&door, mayWarn)
+        let decision = ask(&doors[outcome.doorIndex].door, mayWarn)
         if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
             _ = rates.spend(.warning, for: key, at: now)
         }

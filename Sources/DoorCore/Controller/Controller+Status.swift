@@ -1,8 +1,9 @@
 /// The door's status, as one value for every audience (`DoorStatus`).
 extension Controller {
-    /// The status at `now`, with the channels' states as the daemon last heard them.
-    public func status(at now: Instant, channels: [ChannelStatus] = []) -> DoorStatus {
-        DoorStatus(position: door.position, sensing: door.sensing, closedSwitch: door.isActive(.closed),
+    /// Door `index`'s status at `now`, with the channels' states as the daemon last heard them.
+    public func status(_ index: Int = 0, at now: Instant, channels: [ChannelStatus] = []) -> DoorStatus {
+        let door = doors[index].door
+        return DoorStatus(position: door.position, sensing: door.sensing, closedSwitch: door.isActive(.closed),
                    openSwitch: door.isActive(.open), fault: door.fault, warningOn: door.warningOn,
                    light: door.timing.light == nil ? nil : door.lightOn, holdUntil: door.holdUntil,
                    autoCloseInterval: door.autoCloseInterval, closesAt: door.closesAt(at: now), openSince: door.openSince,
@@ -10,6 +11,14 @@ extension Controller {
                        DoorStatus.Lockout(channel: c, lockedUntil: throttle.remainingLock(c, at: now).map { now + $0 },
                                           failures: throttle.budget(c, at: now).failures)
                    },
-                   lastOpener: lastOpener, channels: channels)
+                   lastOpener: doors[index].lastOpener, channels: channels,
+                          index: index, id: doors[index].id, name: doors[index].name)
+    }
+}
+
+extension Controller {
+    /// Every door's status at `now`, the first first.
+    public func statuses(at now: Instant, channels: [ChannelStatus] = []) -> [DoorStatus] {
+        doors.indices.map { status($0, at: now, channels: channels) }
     }
 }

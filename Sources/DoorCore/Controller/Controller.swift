@@ -6,39 +6,42 @@
 /// milliseconds for the history).
 public struct Controller: Sendable {
     public internal(set) var table: PinTable
-    public internal(set) var door: Door
+    /// The doors, the first first: the book's `O=1` and `S` act on it.
+    public internal(set) var doors: [DoorUnit]
     public internal(set) var throttle: Throttle
     /// Names of used slots; labels of free slots are never kept.
     public internal(set) var labels: Labels
     /// How often each channel may start the warning or change a hold.
     public internal(set) var rates = RequestRates()
-    /// Who last opened the door with a press (see `DoorStatus.lastOpener`).
-    public internal(set) var lastOpener: String?
-    /// Who asked for an open that waits for its warning: the opener once it presses.
-    var pendingOpener: String?
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
-    let intervalStore: (any ClosingIntervalSaving)?
-    let doorStateStore: (any DoorStateSaving)?
-    /// What the door-state store was last told of a failed close.
-    var closeFailedKept: Bool
 
+    /// A controller of one door.
     public init(table: PinTable, door: Door, throttle: Throttle = Throttle(),
                 store: any PinTableSaving, labels: Labels = Labels(),
                 labelStore: (any LabelsSaving)? = nil, intervalStore: (any ClosingIntervalSaving)? = nil,
                 doorStateStore: (any DoorStateSaving)? = nil, keptCloseFailed: Bool = false) {
+        self.init(table: table, doors: [DoorUnit(door: door, intervalStore: intervalStore, doorStateStore: doorStateStore,
+                                                 keptCloseFailed: keptCloseFailed)],
+                  throttle: throttle, store: store, labels: labels, labelStore: labelStore)
+    }
+
+    /// A controller of several doors, each `Door.index` its place in `doors`.
+    public init(table: PinTable, doors: [DoorUnit], throttle: Throttle = Throttle(), store: any PinTableSaving,
+                labels: Labels = Labels(), labelStore: (any LabelsSaving)? = nil) {
+        precondition(!doors.isEmpty && doors.indices.allSatisfy { doors[$0].door.index == $0 }, "doors[i].door.index must be i")
         self.table = table
-        self.door = door
+        self.doors = doors
         self.throttle = throttle
         self.store = store
         self.labels = labels.pruned(to: table)
         self.labelStore = labelStore
-        self.intervalStore = intervalStore
-        self.doorStateStore = doorStateStore
-        // What the store holds; the first input brings it in line with the door (a door found
-        // closed at start clears a kept failure).
-        closeFailedKept = keptCloseFailed
     }
+
+    /// The first door: the one a caller with one door means.
+    public var door: Door { doors[0].door }
+    /// Who last opened the first door with a press.
+    public var lastOpener: String? { doors[0].lastOpener }
 
     /// The label of `slot`, for logs and events.
     public func label(of slot: Int?) -> String? { slot.flatMap { labels[$0] } }
@@ -63,7 +66,6 @@ public struct Controller: Sendable {
     public mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                wall: Int64 = 0, age: Duration? = nil) -> Judged {
         var outcome = Outcome()
-        report(door.advance(to: now), at: now, wall: wall, into: &outcome)
         let labelsBefore = labels
         decide(bytes, from: source, at: now, wall: wall, age: age, &outcome)
         return Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labelsBefore)
@@ -73,15 +75,21 @@ public struct Controller: Sendable {
     public mutating func account(_ judged: Judged) -> Outcome {
         var outcome = judged.outcome
         noteOpener(outcome, name: opener(slot: outcome.slot, source: judged.source))
-        outcome.records += outcome.requestRecords(source: judged.source.description, at: judged.wall,
-                                                  labelsBefore: judged.labelsBefore, labelsAfter: labels)
+        outcome.records += tagged(outcome.requestRecords(source: judged.source.description, at: judged.wall,
+                                                         labelsBefore: judged.labelsBefore, labelsAfter: labels),
+                                  outcome.doorIndex, aboutADoor: outcome.decoded?.isAboutADoor ?? false)
         return outcome
     }
 
     private mutating func decide(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
                                 age: Duration?, _ outcome: inout Outcome) {
         let request: Request
-        switch CommandCodec.decode(bytes) {
+        let decoded = CommandCodec.decode(bytes)
+        // The door the request is about is judged at the request's time first.
+        let index = (try? decoded.get()).map { door(of: $0.door) } ?? 0
+        outcome.doorIndex = index ?? 0
+        report(doors[outcome.doorIndex].door.advance(to: now), at: now, wall: wall, into: &outcome)
+        switch decoded {
         case .failure(let code):
             // Bluetooth does not know the local extensions at all, malformed or not.
             let local = bytes.count > PIN.length && bytes[PIN.length] == LocalCommand.letter
@@ -110,11 +118,30 @@ public struct Controller: Sendable {
             return
         }
         outcome.slot = slot
+        // Which doors there are is told only to someone with a PIN.
+        if index == nil, let choice = request.door {
+            outcome.replies = [.error(.door)]
+            outcome.refusal = "there is no door \(choice) (garaged drives \(doors.count): \(doors.indices.map { doors[$0].id ?? String($0 + 1) }.joined(separator: ", ")))"
+            return
+        }
+        if doors.count > 1, request.command.isAboutADoor, let id = doors[outcome.doorIndex].id {
+            outcome.command = "\(request.command.name) @\(id)"
+        }
         if request.command.needsMaster && !source.mayManage {
             outcome.replies = [.error(.admin)]
             return
         }
         outcome.replies = execute(request.command, from: source, at: now, wall: wall, age: age, &outcome)
+    }
+
+    /// The index of the door a request names: the first when it names none; nil for a number
+    /// or name no door has.
+    public func door(of choice: DoorChoice?) -> Int? {
+        switch choice {
+        case nil: return 0
+        case .number(let n): return doors.indices.contains(n - 1) ? n - 1 : nil
+        case .name(let name): return doors.firstIndex { $0.id == name }
+        }
     }
 
     /// The one check of a request's age (every channel, before anything is judged): true, with
@@ -134,8 +161,9 @@ public struct Controller: Sendable {
 
     /// Remembers who opened the door (a press now), or will once the warning has run.
     mutating func noteOpener(_ outcome: Outcome, name: String) {
-        if outcome.presses.contains(where: { $0.reason == .open }) { lastOpener = name }
-        if outcome.door.contains(.pressWarned(.open)) { pendingOpener = name }
+        let i = outcome.doorIndex
+        if outcome.presses.contains(where: { $0.reason == .open }) { doors[i].lastOpener = name }
+        if outcome.door.contains(.pressWarned(.open)) { doors[i].pendingOpener = name }
     }
 
     /// Whether the PIN in `slot` may ask for `command`: the master for management, any stored
@@ -146,41 +174,40 @@ public struct Controller: Sendable {
         return false
     }
 
-    /// Time passed: travel ends, a warning runs out, auto-close, "left open", the light.
-    public mutating func tick(at now: Instant, wall: Int64 = 0) -> Outcome {
-        var outcome = Outcome()
-        report(door.advance(to: now), at: now, wall: wall, into: &outcome)
-        return outcome
+    /// Time passed for door `index`: travel ends, a warning runs out, auto-close, "left open",
+    /// the light.
+    public mutating func tick(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.advance(to: now) }
     }
 
     /// The warning output went on at `at`: the press it announces waits a whole warning from then.
-    public mutating func warningShown(at now: Instant) { door.warningShown(at: now) }
+    public mutating func warningShown(_ index: Int = 0, at now: Instant) { doors[index].door.warningShown(at: now) }
 
     /// The warning output could not be switched on: the press it announced is called off.
-    public mutating func warningFailed(at now: Instant, wall: Int64 = 0) -> Outcome {
-        var outcome = Outcome()
-        report(door.warningFailed(at: now), at: now, wall: wall, into: &outcome)
-        return outcome
+    public mutating func warningFailed(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.warningFailed(at: now) }
     }
 
     /// The relay released the last press; a press that waited for it may be decided now.
-    public mutating func relayReleased(at now: Instant, wall: Int64 = 0) -> Outcome {
-        var outcome = Outcome()
-        report(door.relayReleased(at: now), at: now, wall: wall, into: &outcome)
-        return outcome
+    public mutating func relayReleased(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.relayReleased(at: now) }
     }
 
     /// The relay stayed energised past the press and its margin (the relay thread says so).
-    public mutating func relayFault(at now: Instant, wall: Int64 = 0) -> Outcome {
-        var outcome = Outcome()
-        report(door.reportFault(.relay), at: now, wall: wall, into: &outcome)
-        return outcome
+    public mutating func relayFault(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.reportFault(.relay) }
     }
 
     /// A limit switch's raw edge (or reading); it counts once debounced.
-    public mutating func sensor(_ which: DoorSwitch, active: Bool, at now: Instant, wall: Int64 = 0) -> Outcome {
+    public mutating func sensor(_ which: DoorSwitch, of index: Int = 0, active: Bool, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.sensor(which, active: active, at: now) }
+    }
+
+    /// What one door did with an input that is not a request.
+    private mutating func input(_ index: Int, at now: Instant, wall: Int64, _ apply: (inout Door) -> [Door.Event]) -> Outcome {
         var outcome = Outcome()
-        report(door.sensor(which, active: active, at: now), at: now, wall: wall, into: &outcome)
+        outcome.doorIndex = index
+        report(apply(&doors[index].door), at: now, wall: wall, into: &outcome)
         return outcome
     }
 
@@ -189,26 +216,40 @@ public struct Controller: Sendable {
     /// A close that failed (or the door seen closed after one) is kept beside the table.
     mutating func report(_ events: [Door.Event], at now: Instant, wall: Int64, byRequest: Bool = false,
                          into outcome: inout Outcome) {
-        if door.closeFailed != closeFailedKept { keepCloseFailed(wall: wall, &outcome) }
+        let i = outcome.doorIndex
+        if doors[i].door.closeFailed != doors[i].closeFailedKept { keepCloseFailed(i, wall: wall, &outcome) }
         guard !events.isEmpty else { return }
         if !byRequest, events.presses.contains(where: { $0.reason == .open }) {
             // An open that waited for its warning presses now: whoever asked for it opened.
-            lastOpener = pendingOpener ?? lastOpener
-            pendingOpener = nil
+            doors[i].lastOpener = doors[i].pendingOpener ?? doors[i].lastOpener
+            doors[i].pendingOpener = nil
         }
+        let door = doors[i].door
         outcome.door += events
-        outcome.records += events.compactMap { e in
+        outcome.records += tagged(events.compactMap { e in
             if byRequest, case .press = e { return nil }
             return e.record(at: wall, autoCloseInterval: door.autoCloseInterval)
+        }, i)
+        // With several doors, each push says which door it is about (`@2:S OPEN`).
+        let pushes = events.compactMap { $0.push(door, at: now) }
+        outcome.pushes += doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) }
+    }
+
+    /// With several doors, the history names the door each record is about.
+    func tagged(_ records: [EventRecord], _ index: Int, aboutADoor: Bool = true) -> [EventRecord] {
+        guard doors.count > 1, aboutADoor else { return records }
+        return records.map { r in
+            var r = r
+            r.door = doors[index].id
+            return r
         }
-        outcome.pushes += events.compactMap { $0.push(door, at: now) }
     }
 
     /// Saves whether a close failed; on failure the door still holds to it, and the log says
     /// it may not outlive a restart.
-    private mutating func keepCloseFailed(wall: Int64, _ outcome: inout Outcome) {
-        closeFailedKept = door.closeFailed
-        do { try doorStateStore?.save(closeFailed: door.closeFailed, at: wall) } catch {
+    private mutating func keepCloseFailed(_ i: Int, wall: Int64, _ outcome: inout Outcome) {
+        doors[i].closeFailedKept = doors[i].door.closeFailed
+        do { try doors[i].doorStateStore?.save(closeFailed: doors[i].door.closeFailed, at: wall) } catch {
             outcome.storeError = error.description
         }
     }

@@ -3,6 +3,8 @@ extension Controller {
     /// produced, decided here so the daemon's loop only carries it out: the replies, what the
     /// door does (presses first), what the history records, what is pushed to phones.
     public struct Outcome: Sendable {
+        /// The door it is about (`Door.index`): each outcome is one door's.
+        public var doorIndex = 0
         public var replies: [Reply] = []
         /// What the door decided or saw, in order: presses, warning and light switching,
         /// movement, faults.

@@ -39,7 +39,7 @@ extension Door {
         if let refusal = refusal(reason, automatic: automatic, age: age) { return .refuse(refusal) }
         if needsWarning(at: now) { return .warnFirst }
         permitsIssued += 1
-        return .press(PressPermit(reason: reason, number: permitsIssued))
+        return .press(PressPermit(reason: reason, number: permitsIssued, door: index))
     }
 
     /// Rules 1 to 5: why no press of `reason` may be made now, nil when one may.
@@ -77,10 +77,13 @@ public struct PressPermit: Equatable, Sendable {
     public let reason: Door.Press
     /// 1 for the first press this door decided, then counting up.
     public let number: UInt64
+    /// The door that decided it (`Door.index`): only that door's relay may press it.
+    public let door: Int
 
-    fileprivate init(reason: Door.Press, number: UInt64) {
+    fileprivate init(reason: Door.Press, number: UInt64, door: Int) {
         self.reason = reason
         self.number = number
+        self.door = door
     }
 }
 

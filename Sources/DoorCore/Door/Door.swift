@@ -79,6 +79,9 @@ public struct Door: Sendable {
 
     public let timing: DoorTiming
     public let sensing: DoorSensing
+    /// Which door this is (0 the first): every permit it issues names it, and a door's relay
+    /// presses no other door's permit.
+    public let index: Int
     /// False limits auto-close to openings garaged made itself (a door opened by its remote or
     /// by hand then stays open until someone closes it).
     public let autoCloseAnyOpening: Bool
@@ -122,7 +125,8 @@ public struct Door: Sendable {
     /// the door is seen CLOSED (at once, when it is found closed).
     public init(timing: DoorTiming, sensing: DoorSensing = .none, debounce: Duration = .zero,
                 closed: Bool = false, open: Bool = false, autoCloseAnyOpening: Bool = true,
-                closeFailed: Bool = false, at now: Instant = Instant(nanoseconds: 0)) {
+                closeFailed: Bool = false, at now: Instant = Instant(nanoseconds: 0), index: Int = 0) {
+        self.index = index
         self.timing = timing
         self.sensing = sensing
         self.autoCloseAnyOpening = autoCloseAnyOpening

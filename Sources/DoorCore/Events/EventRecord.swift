@@ -52,9 +52,11 @@ public struct EventRecord: Equatable, Sendable {
     /// For a burst's summary: how many more such events there were, and over how many seconds.
     public var count: Int?
     public var spanSeconds: Int?
+    /// The door it is about (`[door NAME]`), with several doors; nil with one.
+    public var door: String?
 
     public init(time: Int64, kind: Kind, source: String, slot: Int? = nil, label: String? = nil,
-                detail: String? = nil, count: Int? = nil, spanSeconds: Int? = nil) {
+                detail: String? = nil, count: Int? = nil, spanSeconds: Int? = nil, door: String? = nil) {
         self.time = time
         self.kind = kind
         self.source = source
@@ -63,6 +65,7 @@ public struct EventRecord: Equatable, Sendable {
         self.detail = detail
         self.count = count
         self.spanSeconds = spanSeconds
+        self.door = door
     }
 
     public var importance: Importance {
@@ -78,6 +81,7 @@ public struct EventRecord: Equatable, Sendable {
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("time", .number(time)), ("kind", .string(kind.rawValue)),
                                               ("source", .string(source))]
+        if let door { members.append(("door", .string(door))) }
         if let slot { members.append(("slot", .number(Int64(slot)))) }
         if let label { members.append(("label", .string(label))) }
         if let detail { members.append(("detail", .string(detail))) }
@@ -92,6 +96,7 @@ public struct EventRecord: Equatable, Sendable {
               let source = json["source"]?.stringValue else { return nil }
         self.init(time: time, kind: kind, source: source, slot: json["slot"]?.intValue.map { Int($0) },
                   label: json["label"]?.stringValue, detail: json["detail"]?.stringValue,
-                  count: json["count"]?.intValue.map { Int($0) }, spanSeconds: json["span_s"]?.intValue.map { Int($0) })
+                  count: json["count"]?.intValue.map { Int($0) }, spanSeconds: json["span_s"]?.intValue.map { Int($0) },
+                  door: json["door"]?.stringValue)
     }
 }

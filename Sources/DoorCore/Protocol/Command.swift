@@ -21,6 +21,15 @@ public enum Command: Equatable, Sendable {
         }
     }
 
+    /// True for a command about one door (`<PIN>@<door>:` may name which); the table's
+    /// commands and the local extensions are about none.
+    public var isAboutADoor: Bool {
+        switch self {
+        case .open, .close, .status, .hold, .light, .closeAfter: return true
+        case .list, .add, .edit, .delete, .local: return false
+        }
+    }
+
     /// A short name for log lines (never carries a PIN).
     public var name: String {
         switch self {
@@ -43,9 +52,42 @@ public enum Command: Equatable, Sendable {
 public struct Request: Equatable, Sendable {
     public var pin: PIN
     public var command: Command
+    /// The door it is about (`<PIN>@<door>:<command>`); nil: the first, which the book's
+    /// requests mean.
+    public var door: DoorChoice?
 
-    public init(pin: PIN, command: Command) {
+    public init(pin: PIN, command: Command, door: DoorChoice? = nil) {
         self.pin = pin
         self.command = command
+        self.door = door
+    }
+}
+
+/// A door named in a request: by its number (1 the first) or its name in the config.
+public enum DoorChoice: Equatable, Sendable, CustomStringConvertible {
+    case number(Int)
+    case name(String)
+
+    /// The longest door name (`[a-z0-9-]{1,16}`).
+    public static let maxLength = 16
+
+    /// Digits are a number, `[a-z0-9-]` a name; nil for anything else.
+    public init?<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard (1...DoorChoice.maxLength).contains(bytes.count) else { return nil }
+        if bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard bytes.count <= 2, let n = Int(String(decoding: bytes, as: UTF8.self)) else { return nil }
+            self = .number(n)
+            return
+        }
+        let lower = UInt8(ascii: "a")...UInt8(ascii: "z"), digit = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard bytes.allSatisfy({ lower.contains($0) || digit.contains($0) || $0 == UInt8(ascii: "-") }) else { return nil }
+        self = .name(String(decoding: bytes, as: UTF8.self))
+    }
+
+    public var description: String {
+        switch self {
+        case .number(let n): return String(n)
+        case .name(let name): return name
+        }
     }
 }

@@ -21,8 +21,18 @@ public enum CommandCodec {
         guard bytes.count > PIN.length, let pin = PIN(bytes: bytes[..<PIN.length]) else {
             return .failure(.format)
         }
-        let letter = bytes[PIN.length]
-        let args = bytes[(PIN.length + 1)...]
+        // `<PIN>@<door>:<command>`: a door other than the first (our extension).
+        var at = PIN.length
+        var door: DoorChoice?
+        if bytes[at] == UInt8(ascii: "@") {
+            let selector = bytes[(at + 1)...].prefix(DoorChoice.maxLength + 1)
+            guard let colon = selector.firstIndex(of: UInt8(ascii: ":")), colon < bytes.count - 1,
+                  let choice = DoorChoice(bytes[(at + 1)..<colon]) else { return .failure(.format) }
+            door = choice
+            at = colon + 1
+        }
+        let letter = bytes[at]
+        let args = bytes[(at + 1)...]
         let command: Command?
         switch letter {
         case UInt8(ascii: "O"):
@@ -48,8 +58,8 @@ public enum CommandCodec {
         case LocalCommand.letter: command = LocalCommand.decode(Array(args)).map(Command.local)
         default: return .failure(.command)
         }
-        guard let command else { return .failure(.format) }
-        return .success(Request(pin: pin, command: command))
+        guard let command, door == nil || command.isAboutADoor else { return .failure(.format) }
+        return .success(Request(pin: pin, command: command, door: door))
     }
 
     /// One raw byte 0x01-0x2F, or 1-3 ASCII digits; nil for anything else.
@@ -78,6 +88,7 @@ public enum CommandCodec {
     /// The request bytes a client sends: the inverse of `decode` (indexes as ASCII digits).
     public static func encode(_ request: Request) -> [UInt8] {
         var out = request.pin.bytes
+        if let door = request.door { out += Array("@\(door):".utf8) }
         switch request.command {
         case .open: out += Array("O=1".utf8)
         case .close: out += Array("O=0".utf8)

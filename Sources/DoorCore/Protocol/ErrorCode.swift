@@ -36,6 +36,8 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     case fault = "FAULT"
     /// This channel asked for the warning or a hold too often; wait (our extension).
     case rate = "RATE"
+    /// No door has that number or name (our extension, with several doors).
+    case door = "DOOR"
 
     /// What the error means to a person, and what to do about it.
     public var meaning: String {
@@ -56,6 +58,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .phone: return "no paired phone has that label; see garage-pins phones"
         case .fault: return "the door's position switches contradict each other, so garaged presses nothing; check their wiring (garage-pins status shows them)"
         case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
+        case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors"
         }
     }
 }

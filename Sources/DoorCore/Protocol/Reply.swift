@@ -14,6 +14,8 @@ public enum Reply: Equatable, Sendable {
     case locked(seconds: Int)         // ERR LOCKED <seconds>
     /// One JSON object on one line: local-socket extensions only, so it may exceed 20 bytes.
     case record(JSONValue)
+    /// A pushed record about door `door` (1 the first) of several: `@2:S OPEN`.
+    indirect case about(door: Int, Reply)
 
     public static let maxRecordLength = 20
 
@@ -32,6 +34,7 @@ public enum Reply: Equatable, Sendable {
         case .error(let code): return "ERR \(code.rawValue)"
         case .locked(let seconds): return "ERR LOCKED \(seconds)"
         case .record(let value): return value.serialized
+        case .about(let door, let reply): return "@\(door):\(reply.text)"
         }
     }
 
@@ -41,6 +44,7 @@ public enum Reply: Equatable, Sendable {
     public var isFinal: Bool {
         switch self {
         case .entry, .record: return false
+        case .about(_, let reply): return reply.isFinal
         default: return true
         }
     }
@@ -49,6 +53,7 @@ public enum Reply: Equatable, Sendable {
     public var isError: Bool {
         switch self {
         case .error, .locked: return true
+        case .about(_, let reply): return reply.isError
         default: return false
         }
     }

@@ -37,6 +37,11 @@ public struct DoorStatus: Equatable, Sendable {
     public var lastOpener: String?
     /// How the other channels stand (MQTT, Bluetooth), as the daemon last heard from them.
     public var channels: [ChannelStatus]
+    /// Which door (`Door.index`), its name in the config (`[door NAME]`, nil for the one door
+    /// of a config without sections) and its name for people.
+    public var index = 0
+    public var id: String?
+    public var name: String?
 
     /// Whole seconds until the door closes by itself, nil when it will not.
     public func closesIn(at now: Instant) -> Int? { closesAt.map { max(0, ($0 - now).secondsRoundedUp) } }
@@ -62,6 +67,10 @@ public struct DoorStatus: Equatable, Sendable {
         let hold: Int? = holdUntil.map { max(0, ($0 - now).secondsRoundedUp) }
         let openFor: Int? = openSince.map { Int(max(0, (now - $0).nanoseconds / 1_000_000_000)) }
         var members: [(String, JSONValue)] = []
+        if let id {
+            members.append(("id", .string(id)))
+            members.append(("name", .string(name ?? id)))
+        }
         members.append(("door", .string(position.rawValue)))
         members.append(("auto_close_s", number(closesIn(at: now))))
         members.append(("locked_s", .number(Int64(worstLock))))

@@ -5,7 +5,9 @@ import DoorCore
 public struct ClosingIntervalFile: Sendable {
     public let path: String
 
-    public init(tablePath: String) { path = tablePath + ".autoclose" }
+    /// Beside the table: `<table>.autoclose` for the first door (as before doors had names),
+    /// `<table>.<door>.autoclose` for each other door.
+    public init(tablePath: String, door: String? = nil) { path = tablePath + (door.map { ".\($0)" } ?? "") + ".autoclose" }
 
     /// The stored interval in seconds (0: off), or nil when none was ever set from the app.
     public func load() throws(StoreError) -> Int? {

@@ -10,7 +10,9 @@ import Glibc
 public struct DoorStateFile: Sendable {
     public let path: String
 
-    public init(tablePath: String) { path = tablePath + ".door" }
+    /// Beside the table: `<table>.door` for the first door (as before doors had names),
+    /// `<table>.<door>.door` for each other door.
+    public init(tablePath: String, door: String? = nil) { path = tablePath + (door.map { ".\($0)" } ?? "") + ".door" }
 
     /// The line the file holds while a close failure is unresolved.
     static let closeFailedWord = "close-failed"

@@ -50,10 +50,6 @@ struct Daemon {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
         }
         do { try settings.checkFiles() } catch { throw StartupError(description: error.description) }
-        if settings.doors.count > 1 {
-            let list = settings.doors.map { "[door \($0.id!)] (\($0.origin!))" }.joined(separator: ", ")
-            throw StartupError(description: "\(settings.doors.count) doors are configured: \(list). This garaged drives one door; keep one [door] section (or none) until a release that drives several. `garaged doctor` checks every door's lines already")
-        }
         for (what, path) in settings.secretFiles {
             if let problem = Settings.exposure(of: path) { log.warning("secret-readable", ["file": what, "problem": problem]) }
         }
@@ -69,19 +65,18 @@ struct Daemon {
         let tableFile = PinTableFile(path: settings.pins)
         let lock: TableLock
         let table: PinTable
-        let hardware: DoorHardware
-        var storedInterval: Int?
+        let hardware: [DoorHardware]
         do {
             lock = try TableLock.acquire(tablePath: settings.pins)
             // The lock is ours, so no save is under way: what a killed save left is stale.
             let labelsPath = LabelsFile(tablePath: settings.pins).path
             let bondsPath = BondsFile(tablePath: settings.pins).path
-            let others = [ClosingIntervalFile(tablePath: settings.pins).path, DoorStateFile(tablePath: settings.pins).path]
+            let others = settings.doors.indices.flatMap { DoorSetup.keptPaths(tablePath: settings.pins, $0, settings.doors[$0]) }
             for stale in ([settings.pins, labelsPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (a copy of the table or a file beside it)"])
             }
             table = try tableFile.load()
-            hardware = try DoorHardware.claim(settings.door, clock: clock)
+            hardware = try DoorSetup.claimAll(settings.doors, clock: clock)
         } catch let e as StoreError {
             throw StartupError(description: e.description)
         } catch let e as RelayError {
@@ -109,28 +104,20 @@ struct Daemon {
             }
         } catch {
             for l in listeners { l.close() }
-            hardware.releaseAll()
+            for h in hardware { h.releaseAll() }
             throw StartupError(description: error.description)
         }
-        let intervalFile = ClosingIntervalFile(tablePath: settings.pins)
-        do {
-            storedInterval = try intervalFile.load()
-        } catch {
-            // The door must still open: the configured interval applies until `C=` saves anew.
-            log.warning("autoclose-unreadable", ["error": error.description,
-                                                 "effect": "auto-close-s (\(settings.door.autoCloseS) s) applies; the app's C= writes the file anew"])
+        let setups = hardware.indices.map { i in
+            DoorSetup(index: i, settings: settings.doors[i], hardware: hardware[i], tablePath: settings.pins, clock: clock, log: log)
         }
-        let doorStateFile = DoorStateFile(tablePath: settings.pins)
-        var closeFailedKept = false
-        do {
-            closeFailedKept = try doorStateFile.load()
-        } catch {
-            closeFailedKept = true
-            log.warning("door-state-unreadable", ["error": error.description,
-                                                  "effect": "held as after a failed close: no automatic close until the door is seen closed"])
-        }
-        let pulser = PulseDriver(line: hardware.relay, pulse: settings.door.timing.pulse, clock: clock, log: log) { overran in
-            inbox.relayReleased(overran: overran)
+        let parts = setups.map { d in
+            let index = d.index
+            return DoorParts(index: index,
+                      pulser: PulseDriver(line: d.hardware.relay, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index,
+                                          name: setups.count > 1 ? d.settings.id : nil) { overran in
+                          inbox.relayReleased(door: index, overran: overran)
+                      },
+                      outputs: d.hardware.outputs, switches: d.hardware.switches)
         }
         let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()
@@ -140,45 +127,27 @@ struct Daemon {
             // The door must still open: run without names, and say how to fix the file.
             log.warning("labels-unreadable", ["error": error.description])
         }
-        var timing = settings.door.timing
-        if let storedInterval { timing.autoClose = storedInterval == 0 ? nil : .seconds(storedInterval) }
-        let door = Door(timing: timing, sensing: settings.door.sensing, debounce: .milliseconds(settings.door.sensorDebounceMs),
-                        closed: hardware.closedActive, open: hardware.openActive,
-                        autoCloseAnyOpening: settings.door.autoCloseAny, closeFailed: closeFailedKept, at: clock.now())
-        if door.closeFailed {
-            log.warning("close-failed-kept", ["why": "a close did not reach CLOSED before garaged last stopped",
-                                              "effect": "no automatic close until the door is seen closed"])
-        }
-        let controller = Controller(table: table, door: door, store: tableFile, labels: labels, labelStore: labelsFile,
-                                    intervalStore: intervalFile, doorStateStore: doorStateFile, keptCloseFailed: closeFailedKept)
+        let controller = Controller(table: table, doors: setups.map(\.unit), store: tableFile, labels: labels, labelStore: labelsFile)
         let keptFile = EventHistoryFile(path: settings.eventsPath)
         let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
         let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, inbox: inbox, log: log, bonds: bonds) : nil
         let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? [])
-        let loop = DoorLoop(controller: controller, pulser: pulser, outputs: hardware.outputs, switches: hardware.switches,
+        let loop = DoorLoop(controller: controller, doors: parts,
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
                             pairing: peripheral?.agent, clock: clock, log: log, history: history, events: events)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
-        let t = timing
-        let autoClose = (t.autoClose.map { String($0.secondsRoundedUp) } ?? "off") + (storedInterval != nil ? " (set from the app)" : "")
-        let doorAtStart = door.position.rawValue + (settings.door.sensing.believed ? " (assumed)" : "")
-        let switchList = hardware.switches.map { "\($0.which.rawValue) \($0.description)" }.joined(separator: ", ")
-        let warningLine = hardware.outputs.warning.map { "\($0.description), \(settings.door.warnS) s" } ?? "none"
         let fields: [(String, String)] = [
             ("pid", String(getpid())), ("pins", settings.pins), ("slots", "\(table.entries.count + 1)/\(table.capacity)"),
             ("listening", listeners.map(\.description).joined(separator: ", ")),
-            ("relay", hardware.relay.description), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
-            ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
             ("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
             ("ble_security", settings.bluetooth.security.rawValue),
-            ("door", doorAtStart), ("sensing", settings.door.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
-            ("warning", warningLine), ("light", hardware.outputs.light?.description ?? "none"),
             ("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit)),
-        ]
+        ] + (setups.count > 1 ? [("doors", setups.map { $0.settings.id! }.joined(separator: ","))] : []) + setups[0].startFields
         log.info("start", fields)
-        warnAboutAutoClose(timing, sensing: settings.door.sensing)
+        for d in setups.dropFirst() { log.info("door-ready", [("door", d.settings.id!)] + d.startFields) }
+        for d in setups { warnAboutAutoClose(d.unit.door.timing, sensing: d.settings.sensing, door: d.settings.id) }
         if let m = settings.mqtt {
             log.info("mqtt", ["broker": m.url, "client_id": m.clientID, "user": m.user ?? "-",
                               "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])
@@ -188,7 +157,7 @@ struct Daemon {
         // On stop, nothing new comes in, the loop answers what it took and closes its
         // connections, the relay ends its press and lets go, the other lines are released, the
         // history is written. Each stop waits at most its own deadline.
-        let services = ServiceGroup(services: [events, DoorLines(hardware), pulser, loop]
+        let services = ServiceGroup(services: [events] + hardware.map { DoorLines($0) as any Service } + parts.map(\.pulser) + [loop]
                                         + (peripheral.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []))
         services.start()
 
@@ -206,9 +175,9 @@ struct Daemon {
 
     /// Says at start what an automatic close will do without the safeguards a garage should
     /// have (see `autoCloseWarnings`).
-    private func warnAboutAutoClose(_ timing: DoorTiming, sensing: DoorSensing) {
+    private func warnAboutAutoClose(_ timing: DoorTiming, sensing: DoorSensing, door: String?) {
         for (event, why) in Daemon.autoCloseWarnings(timing, sensing: sensing) {
-            log.warning(event, ["after_s": String(timing.autoClose?.secondsRoundedUp ?? 0), "why": why])
+            log.warning(event, (door.map { [("door", $0)] } ?? []) + [("after_s", String(timing.autoClose?.secondsRoundedUp ?? 0)), ("why", why)])
         }
     }
 

@@ -10,39 +10,44 @@ extension DoorLoop {
     /// waits a whole warning from then); one that could not be switched on calls its press off.
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
+        let index = outcome.doorIndex, outputs = doors[index].outputs
+        let door = controller.doors[index].door
         var warningFailed = false
+        // With several doors, each line names the door it is about.
+        let tag: [(String, String)] = doors.count > 1 ? [("door", controller.doors[index].id ?? String(index + 1))] : []
+        let key = tag.first.map { " \($0.1)" } ?? ""
         for event in outcome.door {
             switch event {
             case .press(let p):
                 // A press no request made just now: an auto-close, or a press its warning announced.
                 if outcome.replies.isEmpty {
-                    log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", ["press": p.reason.rawValue])
+                    log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", tag + [("press", p.reason.rawValue)])
                 }
             case .warning(let on):
-                if outputs.set(.warning, on, log: log) {
-                    if on { controller.warningShown(at: clock.now()) }
+                if outputs.set(.warning, on, log: log, tag) {
+                    if on { controller.warningShown(index, at: clock.now()) }
                 } else if on {
                     warningFailed = true
                 }
             case .pressWarned(let p):
-                log.info("warning", ["press": p.rawValue, "after_s": String(controller.door.timing.warning?.secondsRoundedUp ?? 0)])
+                log.info("warning", tag + [("press", p.rawValue), ("after_s", String(door.timing.warning?.secondsRoundedUp ?? 0))])
             case .light(let on):
-                _ = outputs.set(.light, on, log: log)
+                _ = outputs.set(.light, on, log: log, tag)
             case .moved(let position, let bySomeoneElse):
-                let fields = [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
+                let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
                 if bySomeoneElse {
-                    logOncePerBurst(.info, "door", key: "door \(position.rawValue)", fields)
+                    logOncePerBurst(.info, "door", key: "door\(key) \(position.rawValue)", fields)
                 } else {
                     log.info("door", fields)
                 }
             case .fault(let f):
-                logOncePerBurst(.warning, "door-fault", key: "fault \(f.rawValue)", [("fault", f.rawValue), ("why", f.explanation)])
+                logOncePerBurst(.warning, "door-fault", key: "fault\(key) \(f.rawValue)", tag + [("fault", f.rawValue), ("why", f.explanation)])
             case .leftOpen(let d):
-                log.warning("left-open", ["minutes": String(d.nanoseconds / 60_000_000_000)])
+                log.warning("left-open", tag + [("minutes", String(d.nanoseconds / 60_000_000_000))])
             case .pressCancelled(let p, let why):
-                logOncePerBurst(.info, "press-cancelled", key: "cancelled \(p.rawValue)", [("press", p.rawValue), ("why", why)])
+                logOncePerBurst(.info, "press-cancelled", key: "cancelled\(key) \(p.rawValue)", tag + [("press", p.rawValue), ("why", why)])
             case .holdEnded:
-                log.info("hold-ended", [:])
+                log.info("hold-ended", tag)
             }
         }
         // A request's own failed save is in its log line; time's (a failed close kept) here.
@@ -53,7 +58,7 @@ extension DoorLoop {
         pendingPushes += outcome.pushes
         if warningFailed {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
-            carryOut(controller.warningFailed(at: clock.now(), wall: EventRecord.now()))
+            carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
         }
     }
 
@@ -66,25 +71,31 @@ extension DoorLoop {
         for c in connections.values { if let bearer = c as? ATTConnection { bearer.push(pushes) } }
     }
 
-    /// Tells every audience the door's status when it changed since they last heard it (and
-    /// at start): status followers get the record, phones `S <STATE>` when the state changed,
-    /// then each subscriber (systemd's line, Home Assistant's retained values).
+    /// Tells every audience the doors' status when it changed since they last heard it (and
+    /// at start): status followers get the record of each door that changed, phones `S <STATE>`
+    /// (`@2:S <STATE>` with several doors) when a door's state changed, then each subscriber
+    /// (systemd's line, Home Assistant's retained values) the whole value.
     func publishStatus() {
         let now = clock.now()
-        let status = controller.status(at: now, channels: channelStates)
-        guard status != lastStatus else { return }
-        if let last = lastStatus, last.position != status.position { pendingPushes.append(status.push(at: now)) }
-        lastStatus = status
+        let statuses = controller.statuses(at: now, channels: channelStates)
+        guard statuses != lastStatus else { return }
+        let changed = statuses.filter { s in lastStatus.map { $0[s.index] != s } ?? true }
+        if let last = lastStatus {
+            for s in statuses where last[s.index].position != s.position {
+                pendingPushes.append(statuses.count == 1 ? s.push(at: now) : .about(door: s.index + 1, s.push(at: now)))
+            }
+        }
+        lastStatus = statuses
         let followers = followers(of: .status)
         if !followers.isEmpty {
-            let record = status.record(at: now)
-            for c in followers { c.deliver([.record(record)]) }
+            let records = changed.map { Reply.record($0.record(at: now)) }
+            for c in followers { c.deliver(records) }
         }
-        for s in subscribers { s.statusChanged(status, at: now) }
+        for s in subscribers { s.statusChanged(statuses, at: now) }
     }
 
-    /// The status as every audience has it now (for `Lstatus` and a new follower).
-    func currentStatus() -> DoorStatus { lastStatus ?? controller.status(at: clock.now(), channels: channelStates) }
+    /// Every door's status as every audience has it now (for `Lstatus` and a new follower).
+    func currentStatus() -> [DoorStatus] { lastStatus ?? controller.statuses(at: clock.now(), channels: channelStates) }
 
     /// How each channel last said it stands, in a stable order.
     private var channelStates: [ChannelStatus] { channels.keys.sorted().compactMap { channels[$0] } }
@@ -94,17 +105,27 @@ extension DoorLoop {
     /// it never waits for a release that will not come.
     func press(_ permit: PressPermit) {
         // A refusal is logged by the pulse driver, with its reason.
-        guard !pulser.press(permit) else { return }
-        carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now()))
+        guard !doors[permit.door].pulser.press(permit) else { return }
+        carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
     }
 
     /// A switch's descriptor polled readable: its edges go to the door, stamped as the kernel
     /// saw them.
-    func readSwitch(_ input: any SwitchInput) {
+    func readSwitch(_ input: any SwitchInput, of door: Int) {
         for edge in input.edges() {
-            carryOut(controller.sensor(input.which, active: edge.active, at: edge.at, wall: EventRecord.now()))
+            carryOut(controller.sensor(input.which, of: door, active: edge.active, at: edge.at, wall: EventRecord.now()))
         }
     }
+}
+
+/// One door's parts the loop drives: its relay (through the pulse driver), its outputs and
+/// its switches.
+struct DoorParts {
+    /// The door's `Door.index`.
+    let index: Int
+    let pulser: PulseDriver
+    let outputs: DoorOutputs
+    let switches: [any SwitchInput]
 }
 
 /// The door's outputs besides the relay: the warning light or buzzer, and the garage light.
@@ -123,14 +144,14 @@ struct DoorOutputs: Sendable {
 
     /// Switches an output; false when it could not be (said in the log). Nothing wired: true.
     @discardableResult
-    func set(_ which: Which, _ on: Bool, log: Logger) -> Bool {
+    func set(_ which: Which, _ on: Bool, log: Logger, _ tag: [(String, String)] = []) -> Bool {
         guard let line = which == .warning ? warning : light else { return true }
         do {
             try line.setActive(on)
-            log.info(which.rawValue, ["output": on ? "on" : "off"])
+            log.info(which.rawValue, tag + [("output", on ? "on" : "off")])
             return true
         } catch {
-            log.error("\(which.rawValue)-failed", ["error": error.description])
+            log.log(.error, "\(which.rawValue)-failed", tag + [("error", error.description)])
             return false
         }
     }

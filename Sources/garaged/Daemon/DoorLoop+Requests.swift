@@ -38,7 +38,7 @@ extension DoorLoop {
         let source = connection.source
         switch outcome.query {
         case .status:
-            return [.record(currentStatus().record(at: clock.now())), .ok]
+            return currentStatus().map { .record($0.record(at: clock.now())) } + [.ok]
         case .log(let since):
             let records = history.since(since)
             return records.map { .record($0.json) } + [.listed(count: records.count)]
@@ -52,7 +52,7 @@ extension DoorLoop {
                 return [.error(.limit)]
             }
             client.follow(topic)
-            if topic == .status { return [.ok, .record(currentStatus().record(at: clock.now()))] }
+            if topic == .status { return [.ok] + currentStatus().map { .record($0.record(at: clock.now())) } }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case .pair(let request):
             return pair(request, for: connection)

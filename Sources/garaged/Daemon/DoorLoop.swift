@@ -29,9 +29,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     static let acceptPause: Duration = .milliseconds(250)
 
     var controller: Controller
-    let pulser: PulseDriver
-    let outputs: DoorOutputs
-    let switches: [any SwitchInput]
+    /// Each door's relay, outputs and switches, by `Door.index`.
+    let doors: [DoorParts]
     let clock: any MonotonicClock
     let log: Logger
     var listeners: [Int32: any Listener] = [:]
@@ -53,8 +52,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The audiences of the door's status besides the loop's own (followers and phones):
     /// systemd's status line, Home Assistant's retained values.
     let subscribers: [any DoorSubscriber]
-    /// The status as last told to every audience, and how each channel last said it stands.
-    var lastStatus: DoorStatus?
+    /// The doors' status as last told to every audience, and how each channel last said it stands.
+    var lastStatus: [DoorStatus]?
     var channels: [String: ChannelStatus] = [:]
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
@@ -80,14 +79,11 @@ final class DoorLoop: Service, @unchecked Sendable {
         var fields: [(String, String)]
     }
 
-    init(controller: Controller, pulser: PulseDriver, outputs: DoorOutputs = DoorOutputs(), switches: [any SwitchInput] = [],
-         listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
+    init(controller: Controller, doors: [DoorParts], listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
          pairing: PairingAgent? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
          events: EventWriter? = nil) {
         self.controller = controller
-        self.pulser = pulser
-        self.outputs = outputs
-        self.switches = switches
+        self.doors = doors
         self.inbox = inbox
         worker = Worker("door-loop", wake: inbox.wake)
         self.subscribers = subscribers
@@ -123,7 +119,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             var fds = [pollfd(fd: inbox.wake.fd, events: Int16(POLLIN), revents: 0)]
             let now = clock.now()
             pausedListeners = pausedListeners.filter { $0.value > now }
-            for s in switches { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) }
+            for d in doors { for s in d.switches { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) } }
             for fd in listeners.keys where pausedListeners[fd] == nil {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
             }
@@ -136,12 +132,14 @@ final class DoorLoop: Service, @unchecked Sendable {
             // Drained only when it fired: a request's turn makes no system call it does not need.
             if fds[0].revents != 0 { inbox.wake.drain() }
             for pfd in fds where pfd.revents != 0 {
-                if let s = switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s) }
+                for d in doors { if let s = d.switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s, of: d.index) } }
             }
-            // Time's work first when some is due (a request judges the door at its own time
+            // Time's work first when some is due (a request judges its door at its own time
             // anyway, so a turn that only brings a request goes straight to it).
-            if let due = controller.door.nextDeadline, due <= clock.now() {
-                carryOut(controller.tick(at: clock.now(), wall: EventRecord.now()))
+            for unit in controller.doors {
+                if let due = unit.door.nextDeadline, due <= clock.now() {
+                    carryOut(controller.tick(unit.door.index, at: clock.now(), wall: EventRecord.now()))
+                }
             }
             // Requests before anything that can wait: a press goes out first.
             for pfd in fds.dropFirst() where pfd.revents != 0 {
@@ -173,8 +171,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The earliest of the door's next event, a burst to summarise, a paused listener and the
     /// watchdog's next ping.
     private func nextDeadline() -> Instant? {
-        [controller.door.nextDeadline, eventBursts.nextDeadline, logBursts.nextDeadline,
-         pausedListeners.values.min(), notifier?.nextDeadline].compactMap { $0 }.min()
+        (controller.doors.map(\.door.nextDeadline) + [eventBursts.nextDeadline, logBursts.nextDeadline,
+         pausedListeners.values.min(), notifier?.nextDeadline]).compactMap { $0 }.min()
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
@@ -186,8 +184,8 @@ final class DoorLoop: Service, @unchecked Sendable {
             pausedListeners[fd] = nil
         }
         for (name, status) in p.channels { channels[name] = status }
-        if p.overruns > 0 { carryOut(controller.relayFault(at: clock.now(), wall: EventRecord.now())) }
-        if p.released > 0 { carryOut(controller.relayReleased(at: clock.now(), wall: EventRecord.now())) }
+        for door in p.overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
+        for door in p.released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
         for (command, arrived) in p.commands { handle(command, arrived: arrived) }
         for report in p.pairingReports { tell(report) }
         return !worker.stopping

@@ -74,7 +74,8 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
 
     /// The retained values Home Assistant shows, from the door's status (the door loop's
     /// thread): what changed is sent, and all of it again after each connect.
-    func statusChanged(_ status: DoorStatus, at now: Instant) {
+    func statusChanged(_ doors: [DoorStatus], at now: Instant) {
+        guard let status = doors.first else { return }
         for (topic, value) in ha.retained(status, at: now) { retain(topic, value) }
     }
 

@@ -55,14 +55,24 @@ final class PulseDriver: Service, @unchecked Sendable {
     private let state = Mutex(State())
     /// The relay thread (it times every release) and the guard (it releases a press the relay
     /// thread overran).
-    private let relay = Worker("relay")
-    private let guardian = Worker("relay-guard")
+    private let relay: Worker
+    private let guardian: Worker
+    /// The door whose relay this is (`Door.index`): it presses only that door's permits.
+    let door: Int
+    /// The door's name on each log line, with several doors.
+    private let doorField: [(String, String)]
     /// How long `shutdown` waits for a press under way: one with at most `shutdownGrace` to go is
     /// completed, a longer one is cut.
     static let stopWithin: Duration = .seconds(2)
 
-    init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger,
+    init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil,
          released: @escaping @Sendable (_ overran: Bool) -> Void) {
+        self.door = door
+        doorField = name.map { [("door", $0)] } ?? []
+        // Thread names: `relay` for the first door, `relay-2`... for the others.
+        let suffix = door == 0 ? "" : "-\(door + 1)"
+        relay = Worker("relay" + suffix)
+        guardian = Worker("relay-guard" + suffix)
         self.line = line
         self.pulse = pulse
         self.clock = clock
@@ -86,6 +96,7 @@ final class PulseDriver: Service, @unchecked Sendable {
     func press(_ permit: PressPermit) -> Bool {
         let refusal = state.withLock { s -> String? in
             if s.stopping { return "garaged is stopping" }
+            if permit.door != door { return "the permit is door \(permit.door + 1)'s, not this relay's (door \(door + 1))" }
             if s.pressing || s.pending != nil { return "a press is already under way" }
             if permit.number <= s.lastPermit { return "permit \(permit.number) was already pressed (a replay)" }
             s.pressing = true  // the relay thread leaves the line alone until `pending` is set
@@ -169,7 +180,7 @@ final class PulseDriver: Service, @unchecked Sendable {
         }
         let start = started.start
         let end = start + pulse
-        log.info("press", ["reason": reason.rawValue, "pulse_ms": "\(pulse.nanoseconds / 1_000_000)"])
+        log.info("press", doorField + [("reason", reason.rawValue), ("pulse_ms", "\(pulse.nanoseconds / 1_000_000)")])
         var cut = false
         while true {
             let now = clock.now()
@@ -188,9 +199,9 @@ final class PulseDriver: Service, @unchecked Sendable {
             $0.guardDeadline = nil
             if overran { $0.overran = true }
         }
-        log.info("release", ["reason": reason.rawValue,
-                             "width_ms": String(format3: Double(width.nanoseconds) / 1e6),
-                             "cut_short": cut ? "yes" : "no"])
+        log.info("release", doorField + [("reason", reason.rawValue),
+                                         ("width_ms", String(format3: Double(width.nanoseconds) / 1e6)),
+                                         ("cut_short", cut ? "yes" : "no")])
         if overran {
             log.error("relay-overrun", ["width_ms": String(format3: Double(width.nanoseconds) / 1e6),
                                         "limit_ms": String((pulse + PulseDriver.guardMargin).nanoseconds / 1_000_000),

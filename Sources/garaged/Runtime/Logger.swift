@@ -41,6 +41,7 @@ struct Logger: Sendable {
     func error(_ event: String, _ fields: KeyValuePairs<String, String> = [:]) { emit(.error, event, fields) }
     /// For lines whose fields are assembled as they go.
     func info(_ event: String, _ fields: [(String, String)]) { emit(.info, event, fields) }
+    func warning(_ event: String, _ fields: [(String, String)]) { emit(.warning, event, fields) }
     func log(_ level: Level, _ event: String, _ fields: [(String, String)]) { emit(level, event, fields) }
 
     /// Waits (up to `timeout`) until every queued line is written: for exit paths.

@@ -14,9 +14,9 @@ final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
     /// How often the door loop says it is alive: half of WATCHDOG_USEC, as sd_watchdog_enabled(3)
     /// advises; nil when the unit has no WatchdogSec=.
     let watchdogInterval: Duration?
-    /// The parts of the STATUS= line, in this order: door, lockout, bluetooth, mqtt.
+    /// The parts of the STATUS= line, in this order: door (doors, with several), lockout, bluetooth, mqtt.
     private let parts = Mutex((values: [String: String](), sent: ""))
-    private static let order = ["door", "lockout", "bluetooth", "mqtt"]
+    private static let order = ["door", "doors", "lockout", "bluetooth", "mqtt"]
     private var nextPing: Instant?
     /// Whether systemd listens (NOTIFY_SOCKET is set): the status line is built only then.
     let active: Bool
@@ -58,18 +58,22 @@ final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
         send("STATUS=not started: \(why)")
     }
 
-    /// The door's part of the line (its state, a fault, how it is known), the lockouts (until
-    /// a wall-clock time: a countdown would be stale the moment it is sent) and each channel's.
-    func statusChanged(_ status: DoorStatus, at now: Instant) {
-        guard active else { return }
-        var door = status.position.rawValue
-        if let fault = status.fault { door += ", fault \(fault.rawValue)" }
-        if status.sensing.believed { door += " (believed: no sensors)" }
-        let locked = status.locked(at: now).map {
+    /// The doors' part of the line (each one's state, a fault, how it is known; named by its
+    /// door when there are several), the lockouts (until a wall-clock time: a countdown would
+    /// be stale the moment it is sent) and each channel's.
+    func statusChanged(_ doors: [DoorStatus], at now: Instant) {
+        guard active, let first = doors.first else { return }
+        let door = doors.map { status in
+            var text = (doors.count > 1 ? "\(status.id ?? "door \(status.index + 1)") " : "") + status.position.rawValue
+            if let fault = status.fault { text += ", fault \(fault.rawValue)" }
+            if status.sensing.believed { text += " (believed: no sensors)" }
+            return text
+        }.joined(separator: "; ")
+        let locked = first.locked(at: now).map {
             "\($0.channel.rawValue) until \(WallTime.format(EventRecord.now() + Int64($0.seconds) * 1000, .timeOfDay))"
         }
-        var values = ["door": door, "lockout": locked.isEmpty ? "none" : locked.joined(separator: ", ")]
-        for c in status.channels { values[c.name] = c.line }
+        var values = [doors.count > 1 ? "doors" : "door": door, "lockout": locked.isEmpty ? "none" : locked.joined(separator: ", ")]
+        for c in first.channels { values[c.name] = c.line }
         set(values)
     }
 

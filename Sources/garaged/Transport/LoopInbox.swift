@@ -14,8 +14,9 @@ final class LoopInbox: Sendable {
     struct Items: Sendable {
         var add: [any Listener] = []
         var remove: [Int32] = []
-        var released = 0
-        var overruns = 0
+        /// Releases and overruns, by door (`Door.index`).
+        var released: [Int: Int] = [:]
+        var overruns: [Int: Int] = [:]
         var commands: [(command: Controller.ChannelCommand, arrived: Instant)] = []
         var pairingReports: [PairingWindow.Report] = []
         /// The latest state of each channel that changed, by name.
@@ -34,11 +35,11 @@ final class LoopInbox: Sendable {
     /// A listener to close (its connections stay until their peers leave).
     func remove(listenerFD fd: Int32) { hand { $0.remove.append(fd) } }
 
-    /// The relay finished a press (`overran`: it was held up past its end).
-    func relayReleased(overran: Bool) {
+    /// Door `door`'s relay finished a press (`overran`: it was held up past its end).
+    func relayReleased(door: Int, overran: Bool) {
         hand {
-            $0.released += 1
-            if overran { $0.overruns += 1 }
+            $0.released[door, default: 0] += 1
+            if overran { $0.overruns[door, default: 0] += 1 }
         }
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+
+/// Several doors from one garaged (issue 20): each door presses on its own relay without
+/// waiting for another, the book's requests act on the first door and `<PIN>@<door>:` on any,
+/// and the status, the pushes and the history say which door they are about.
+final class SeveralDoorsTests: GaragedTestCase {
+    private var leftTrace: String { dir + "/left.trace" }
+    private var gateTrace: String { dir + "/gate.trace" }
+
+    /// garaged with two doors: `left` (300 ms presses) and `gate` (500 ms, named "Front gate"),
+    /// travel 1 s, no auto-close; `extra` lines go into the gate's section.
+    private func startTwoDoors(gate extra: String = "", flags: [String] = []) throws -> GaragedDaemon {
+        try initTable()
+        let config = "\(dir)/doors.conf"
+        try write(Array("""
+            [door left]
+            relay = sim:\(leftTrace)
+            travel-s = 1
+            auto-close-s = 0
+            [door gate]
+            name = Front gate
+            relay = sim:\(gateTrace)
+            pulse-ms = 500
+            travel-s = 1
+            auto-close-s = 0
+            \(extra)
+            """.utf8), to: config)
+        let process = try spawn(try Binaries.path(of: "garaged"),
+                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config] + flags,
+                                name: "garaged-doors")
+        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: leftTrace)
+        try waitForSocket(daemon)
+        return daemon
+    }
+
+    /// Every record of an answer whose records are JSON objects, up to its final `OK...`.
+    private func answer(_ client: SocketClient, _ request: String) throws -> [String] {
+        try client.sendLine(Array(request.utf8))
+        var records: [String] = []
+        while records.last.map({ $0.hasPrefix("{") }) ?? true { records.append(try client.readRecord()) }
+        return records
+    }
+
+    private func pressesIn(_ path: String, count: Int) throws -> [Press] {
+        var found: [Press] = []
+        waitUntil("\(count) press(es) in \(path)", timeout: .seconds(5)) {
+            found = presses(in: (try? readTrace(path)) ?? [])
+            return found.count >= count
+        }
+        return found
+    }
+
+    /// Two requests for two doors sent together: both presses start at once, each lasts its own
+    /// door's pulse, and neither door waits for the other's relay.
+    func testTwoDoorsPressAtOnceEachForItsOwnPulse() throws {
+        let daemon = try startTwoDoors()
+        let one = try daemon.connect(), two = try daemon.connect()
+        try one.sendLine(Array("12345O=1".utf8))
+        try two.sendLine(Array("12345@gate:O=1".utf8))
+        XCTAssertEqual(try one.readRecord(), "OK")
+        XCTAssertEqual(try two.readRecord(), "OK")
+        let left = try XCTUnwrap(try pressesIn(leftTrace, count: 1).first)
+        let gate = try XCTUnwrap(try pressesIn(gateTrace, count: 1).first)
+        assertWidth(left, 300, "door left")
+        assertWidth(gate, 500, "door gate")
+        // Had the gate waited for the left door's relay, it would start 300 ms later.
+        let apart = abs(Double(Int64(gate.start) - Int64(left.start))) / 1e6
+        XCTAssertLessThan(apart, 100, "the two presses started \(apart) ms apart")
+        print("two doors: the presses started \(String(format: "%.3f", apart)) ms apart")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(try readTrace(leftTrace).map(\.level), [0, 1, 0], "one press on the left door")
+        XCTAssertEqual(try readTrace(gateTrace).map(\.level), [0, 1, 0], "one press on the gate")
+    }
+
+    /// The book's `O=1` and `S` are the first door's, byte for byte; `@<number>:` and
+    /// `@<name>:` reach the others; a door nobody has is `ERR DOOR`, told only to a good PIN.
+    func testTheBookRequestsActOnTheFirstDoorAndTheExtensionOnAny() throws {
+        let daemon = try startTwoDoors()
+        XCTAssertEqual(try daemon.ask("12345@2:S"), "S CLOSED")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        XCTAssertEqual(try daemon.ask("12345S"), "S OPENING")
+        XCTAssertEqual(try daemon.ask("12345@1:S"), "S OPENING")
+        XCTAssertEqual(try daemon.ask("12345@gate:S"), "S CLOSED", "the gate did not move")
+        XCTAssertEqual(try daemon.ask("12345@2:O=1"), "OK")
+        XCTAssertEqual(try pressesIn(gateTrace, count: 1).count, 1)
+        XCTAssertEqual(try daemon.ask("12345@9:S"), "ERR DOOR")
+        XCTAssertEqual(try daemon.ask("12345@shed:O=1"), "ERR DOOR")
+        XCTAssertEqual(try daemon.ask("99999@9:S"), "ERR PIN", "which doors there are is no one's business without a PIN")
+        XCTAssertEqual(try daemon.ask("12345@2:P"), "ERR FORMAT", "the table is not a door's")
+        XCTAssertEqual(try daemon.ask("12345@Gate:S"), "ERR FORMAT")
+        XCTAssertEqual(try daemon.ask("12345@2S"), "ERR FORMAT")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(presses(in: try readTrace(leftTrace)).count, 1)
+        XCTAssertEqual(presses(in: try readTrace(gateTrace)).count, 1)
+    }
+
+    /// A door whose switches contradict each other is refused (`ERR FAULT`); the other door
+    /// opens as if nothing were wrong.
+    func testAFaultedDoorNeverHoldsBackAnother() throws {
+        let closed = dir + "/closed", open = dir + "/open"
+        try write(Array("1\n".utf8), to: closed)
+        try write(Array("1\n".utf8), to: open)
+        let daemon = try startTwoDoors(gate: "sensor-closed = sim:\(closed)\nsensor-open = sim:\(open)\nsensor-debounce-ms = 0")
+        XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "ERR FAULT")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(presses(in: try readTrace(gateTrace)).count, 0, "the faulted gate never pressed")
+    }
+
+    /// `Lstatus` answers a record per door, each with its id and name; phones are pushed
+    /// `@2:S <STATE>`; the history names the door of every event about one.
+    func testStatusPushesAndHistoryNameTheDoor() throws {
+        let daemon = try startTwoDoors(flags: ["--att-socket", attSocketPath])
+        let phone = try connectBearer(daemon)
+        XCTAssertEqual(try phone.enableNotifications(), "13")
+        let owner = try daemon.connect()
+        XCTAssertEqual(try owner.ask("12345@gate:O=1"), "OK")
+        XCTAssertEqual(try phone.notification(), "@2:S OPENING")
+        let records = try answer(owner, "12345Lstatus")
+        guard records.count == 3 else { return XCTFail("\(records)") }
+        XCTAssertTrue(records[0].hasPrefix(#"{"id":"left","name":"left","door":"CLOSED""#), records[0])
+        XCTAssertTrue(records[1].hasPrefix(#"{"id":"gate","name":"Front gate","door":"OPENING""#), records[1])
+        XCTAssertEqual(records.last, "OK")
+        var log: [String] = []
+        waitUntil("the gate's open in the history", timeout: .seconds(5)) {
+            log = (try? self.answer(owner, "12345Llog")) ?? []
+            return log.contains { $0.contains(#""kind":"open""#) && $0.contains(#""door":"gate""#) }
+        }
+        XCTAssertFalse(log.contains { $0.contains(#""kind":"open""#) && !$0.contains(#""door":"#) }, "\(log)")
+        XCTAssertTrue(daemon.log.contains("command=\"open @gate\""), daemon.log)
+        XCTAssertTrue(daemon.log.contains("press door=gate reason=open pulse_ms=500"), daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+}
