@@ -112,12 +112,4 @@ final class DoorSectionsTests: GaragedTestCase {
             XCTAssertTrue(child.stdout.contains(expected), "doctor should report '\(expected)':\n\(child.stdout)")
         }
     }
-
-    /// Home Assistant is told one door so far: MQTT with a second door stops garaged at start,
-    /// naming both, rather than leaving a door out of Home Assistant.
-    func testMQTTWithASecondDoorIsRefusedNamingIt() throws {
-        try initTable()
-        let config = try writeConfig("mqtt = mqtt://127.0.0.1:1\n[door left]\nrelay = sim:\(dir)/a.trace\n[door gate]\nrelay = sim:\(dir)/b.trace\n")
-        try assertRefused(["--config", config], naming: ["\(config):1: mqtt = mqtt://127.0.0.1:1", "door gate (\(config):4) is a second"])
-    }
 }

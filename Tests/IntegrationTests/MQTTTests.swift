@@ -61,6 +61,59 @@ final class MQTTTests: GaragedTestCase {
         XCTAssertEqual(try broker.receive(["\(base)/availability"], count: 1).first?.payload, "offline")
     }
 
+    /// With `[door NAME]` sections, Home Assistant gets a cover per door on the one device, each
+    /// with its own topics and sensors; the one door's cover a former config left retained is
+    /// cleared; a command on a door's topic presses that door only.
+    func testACoverPerDoorAndTheFormerCoverCleared() throws {
+        let broker = try MQTTBroker(self)
+        // First the one door, as every config was before sections: its cover is retained.
+        let single = try startWithBroker(broker)
+        waitForLog(single, "mqtt-connected")
+        XCTAssertEqual(try broker.receive(["homeassistant/cover/\(node)/door/config"], count: 1, options: ["--retained-only"]).count, 1)
+        XCTAssertEqual(single.stop(), .exited(0))
+        // Then two doors.
+        let left = dir + "/left.trace", gate = dir + "/gate.trace", config = dir + "/doors.conf"
+        try write(Array("""
+            mqtt = \(broker.url)
+            mqtt-client-id = \(node)
+            mqtt-commands = true
+            [door left]
+            relay = sim:\(left)
+            [door gate]
+            name = Front gate
+            relay = sim:\(gate)
+            """.utf8), to: config)
+        let process = try spawn(try Binaries.path(of: "garaged"), ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config],
+                                name: "garaged-doors")
+        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: left)
+        try waitForSocket(daemon)
+        waitForLog(daemon, "mqtt-connected")
+        let retained = try broker.receive(["homeassistant/#", "\(base)/#"], count: 15, options: ["--retained-only"])
+        let byTopic = Dictionary(retained.map { ($0.topic, $0.payload) }, uniquingKeysWith: { a, _ in a })
+        // The broker sends what is retained filter by filter, in the order subscribed: when the
+        // first message is the availability (subscribed last), nothing is left on the others.
+        let former = ["homeassistant/cover/\(node)/door/config", "homeassistant/sensor/\(node)/last_opened_by/config",
+                      "homeassistant/sensor/\(node)/fault/config", "\(base)/state", "\(base)/last_opened_by", "\(base)/fault"]
+        let first = try broker.receive(former + ["\(base)/availability"], count: 1, options: ["--retained-only"])
+        XCTAssertEqual(first.map(\.topic), ["\(base)/availability"], "the one door's cover, sensors and values are cleared")
+        for (id, name) in [("left", "left"), ("gate", "Front gate")] {
+            let cover = json(byTopic["homeassistant/cover/\(node)/\(id)/config"] ?? "") as? [String: Any]
+            XCTAssertEqual(cover?["name"] as? String, name)
+            XCTAssertEqual(cover?["state_topic"] as? String, "\(base)/\(id)/state")
+            XCTAssertEqual(cover?["command_topic"] as? String, "\(base)/\(id)/command")
+            XCTAssertEqual((cover?["device"] as? [String: Any])?["identifiers"] as? [String], ["garaged_\(node)"], "one device")
+            XCTAssertEqual(byTopic["\(base)/\(id)/state"], "closed")
+            XCTAssertNotNil(byTopic["homeassistant/sensor/\(node)/\(id)_last_opened_by/config"])
+            XCTAssertNotNil(byTopic["homeassistant/sensor/\(node)/\(id)_fault/config"])
+        }
+        XCTAssertEqual(byTopic["\(base)/lockout"], "none", "the lockout is the device's")
+        try broker.publish("\(base)/gate/command", "OPEN")
+        waitUntil("the gate's press", timeout: .seconds(10)) { presses(in: (try? readTrace(gate)) ?? []).count == 1 }
+        waitForLog(daemon, "request source=mqtt command=\"open @gate\" slot=- result=OK")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(presses(in: try readTrace(left)).count, 0, "the left door was not asked")
+    }
+
     /// Home Assistant showed the cover as "unknown" after every start of garaged and every
     /// broker restart: the retained state, last opener, lockout and fault were published only
     /// once the door moved. Nothing here touches the door or even the local socket (a

@@ -14,14 +14,32 @@ public struct HomeAssistant: Sendable {
     /// With commands off the cover is read-only: no command topic is announced or subscribed.
     public let commandsEnabled: Bool
     public let version: String
+    /// One cover per door, on the one device. A door with no id (the one door of a config
+    /// without sections) has today's topics; each named door has its own under `<node>/<id>/`.
+    public let covers: [Cover]
 
-    public init(prefix: String, discoveryPrefix: String, node: String, name: String, commandsEnabled: Bool, version: String) {
+    /// A door as Home Assistant shows it.
+    public struct Cover: Sendable, Equatable {
+        /// Its `[door NAME]` (topic-safe); nil for the one door of a config without sections.
+        public var id: String?
+        /// Its name on the dashboard; nil: the device's.
+        public var name: String?
+
+        public init(id: String?, name: String?) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public init(prefix: String, discoveryPrefix: String, node: String, name: String, commandsEnabled: Bool, version: String,
+                covers: [Cover] = [Cover(id: nil, name: nil)]) {
         self.prefix = prefix
         self.discoveryPrefix = discoveryPrefix
         self.node = HomeAssistant.topicSafe(node)
         self.name = name
         self.commandsEnabled = commandsEnabled
         self.version = version
+        self.covers = covers
     }
 
     /// `node` with everything but letters, digits, `_` and `-` made `_` (topics and ids).
@@ -32,17 +50,22 @@ public struct HomeAssistant: Sendable {
     }
 
     var base: String { "\(prefix)/\(node)" }
+    /// Door `door`'s topics: under the node for a door without an id, under `<node>/<id>` otherwise.
+    func base(_ door: Int) -> String { covers[door].id.map { "\(base)/\($0)" } ?? base }
     /// `online` / `offline`, retained; the broker publishes `offline` as the last will.
     public var availabilityTopic: String { base + "/availability" }
     /// `open`, `opening`, `closed`, `closing`, `stopped`, retained.
-    public var stateTopic: String { base + "/state" }
+    public func stateTopic(_ door: Int = 0) -> String { base(door) + "/state" }
     /// `OPEN`, `CLOSE`, `STOP` (only when commands are on).
-    public var commandTopic: String { base + "/command" }
-    /// Each history event as JSON, not retained.
+    public func commandTopic(_ door: Int = 0) -> String { base(door) + "/command" }
+    /// Each history event as JSON, not retained (with several doors each names its door).
     public var eventTopic: String { base + "/event" }
-    public var lastOpenedByTopic: String { base + "/last_opened_by" }
+    public func lastOpenedByTopic(_ door: Int = 0) -> String { base(door) + "/last_opened_by" }
+    /// The PIN lockout is the device's: the throttle is every door's.
     public var lockoutTopic: String { base + "/lockout" }
-    public var faultTopic: String { base + "/fault" }
+    public func faultTopic(_ door: Int = 0) -> String { base(door) + "/fault" }
+    /// The door whose command topic `topic` is; nil for any other topic.
+    public func door(ofCommandTopic topic: String) -> Int? { covers.indices.first { commandTopic($0) == topic } }
     /// Home Assistant's birth message: `online` here means "publish your discovery again".
     public var birthTopic: String { discoveryPrefix + "/status" }
 
@@ -57,20 +80,22 @@ public struct HomeAssistant: Sendable {
         Controller.ChannelCommand(rawValue: String(decoding: payload, as: UTF8.self))
     }
 
-    /// The retained values Home Assistant shows, from the status: the cover's state, who last
-    /// opened it, the lockout (`none`, or each locked channel with its seconds) and a fault.
+    /// The retained values Home Assistant shows, from a door's status: the cover's state, who
+    /// last opened it, its fault, and the lockout (`none`, or each locked channel with its seconds).
     public func retained(_ status: DoorStatus, at now: Instant) -> [(topic: String, value: String)] {
         let locked = status.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
+        let door = covers.indices.contains(status.index) ? status.index : 0
         return [
-            (stateTopic, HomeAssistant.state(status.position)),
-            (lastOpenedByTopic, status.lastOpener ?? "nobody yet"),
+            (stateTopic(door), HomeAssistant.state(status.position)),
+            (lastOpenedByTopic(door), status.lastOpener ?? "nobody yet"),
             (lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", ")),
-            (faultTopic, status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"),
+            (faultTopic(door), status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"),
         ]
     }
 
-    /// The retained discovery documents: the cover (the door) and three sensors, all on one
-    /// device. Publish each to its topic; an empty payload would remove it.
+    /// The retained discovery documents: a cover per door with its last opener and fault, and
+    /// the PIN lockout, all on one device. Publish each to its topic; an empty payload would
+    /// remove it.
     public func discovery() -> [(topic: String, payload: JSONValue)] {
         let device: JSONValue = .object([
             ("identifiers", .array([.string("garaged_\(node)")])), ("name", .string(name)),
@@ -81,25 +106,43 @@ public struct HomeAssistant: Sendable {
             ("availability_topic", .string(availabilityTopic)),
             ("payload_available", .string(HomeAssistant.online)), ("payload_not_available", .string(HomeAssistant.offline)),
         ]
-        var cover: [(String, JSONValue)] = [
-            ("name", .null), ("unique_id", .string("garaged_\(node)_door")), ("device_class", .string("garage")),
-            ("state_topic", .string(stateTopic)),
-            ("state_open", .string("open")), ("state_opening", .string("opening")), ("state_closed", .string("closed")),
-            ("state_closing", .string("closing")), ("state_stopped", .string("stopped")),
-        ]
-        if commandsEnabled {
-            cover += [("command_topic", .string(commandTopic)), ("payload_open", .string("OPEN")),
-                      ("payload_close", .string("CLOSE")), ("payload_stop", .string("STOP"))]
-        }
-        cover += availability + [("device", device)]
         func sensor(_ id: String, _ title: String, _ topic: String, _ icon: String) -> (String, JSONValue) {
             ("\(discoveryPrefix)/sensor/\(node)/\(id)/config",
              .object([("name", .string(title)), ("unique_id", .string("garaged_\(node)_\(id)")), ("state_topic", .string(topic)),
                       ("icon", .string(icon))] + availability + [("device", device)]))
         }
-        return [("\(discoveryPrefix)/cover/\(node)/door/config", .object(cover)),
-                sensor("last_opened_by", "Last opened by", lastOpenedByTopic, "mdi:account-key"),
-                sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert"),
-                sensor("fault", "Door fault", faultTopic, "mdi:alert")]
+        var documents: [(String, JSONValue)] = []
+        for (i, door) in covers.enumerated() {
+            // The one door keeps today's ids; a named door's are its own ("garaged_<node>_gate").
+            let id = door.id ?? "door"
+            var cover: [(String, JSONValue)] = [
+                ("name", door.name.map { .string($0) } ?? (door.id.map { .string($0) } ?? .null)),
+                ("unique_id", .string("garaged_\(node)_\(id)")), ("device_class", .string("garage")),
+                ("state_topic", .string(stateTopic(i))),
+                ("state_open", .string("open")), ("state_opening", .string("opening")), ("state_closed", .string("closed")),
+                ("state_closing", .string("closing")), ("state_stopped", .string("stopped")),
+            ]
+            if commandsEnabled {
+                cover += [("command_topic", .string(commandTopic(i))), ("payload_open", .string("OPEN")),
+                          ("payload_close", .string("CLOSE")), ("payload_stop", .string("STOP"))]
+            }
+            documents.append(("\(discoveryPrefix)/cover/\(node)/\(id)/config", .object(cover + availability + [("device", device)])))
+            let of = door.id.map { "\($0)_" } ?? "", title = door.id.map { "\(door.name ?? $0): " } ?? ""
+            documents.append(sensor(of + "last_opened_by", title + "Last opened by", lastOpenedByTopic(i), "mdi:account-key"))
+            documents.append(sensor(of + "fault", title + (door.id == nil ? "Door fault" : "fault"), faultTopic(i), "mdi:alert"))
+        }
+        documents.append(sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert"))
+        return documents
+    }
+
+    /// With named doors, what the one door of a config without sections left retained on the
+    /// broker: its cover and sensors' discovery, and its values. Cleared (an empty retained
+    /// payload) so Home Assistant drops the cover that no longer exists.
+    public var formerSingleDoor: [String] {
+        guard covers.allSatisfy({ $0.id != nil }) else { return [] }
+        let kept = Set(discovery().map(\.topic))
+        return ["\(discoveryPrefix)/cover/\(node)/door/config", "\(discoveryPrefix)/sensor/\(node)/last_opened_by/config",
+                "\(discoveryPrefix)/sensor/\(node)/fault/config", base + "/state", base + "/last_opened_by", base + "/fault",
+                base + "/command"].filter { !kept.contains($0) }
     }
 }

@@ -37,9 +37,6 @@ struct Settings: Sendable {
         self.doors = checked
         try Settings.checkLinesUsedOnce(checked)
         mqtt = try MQTTSettings(values)
-        if let first = checked.dropFirst().first, mqtt != nil {
-            throw ConfigError("\(values.origin(of: \.mqtt)): Home Assistant over MQTT serves one door so far, and \(first.label) (\(first.origin ?? "")) is a second; run with one door, or without mqtt, until garaged announces a cover per door")
-        }
         bluetooth = try BluetoothSettings(values)
         if let name = values.socketGroup {
             guard let group = getgrnam(name) else {

@@ -59,7 +59,8 @@ struct Daemon {
         let mqtt = try settings.mqtt.map { m in
             try MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
                                                            name: settings.bleName, commandsEnabled: m.commands,
-                                                           version: BuildInfo.version),
+                                                           version: BuildInfo.version,
+                                                           covers: settings.doors.map { HomeAssistant.Cover(id: $0.id, name: $0.name) }),
                             log: log, inbox: inbox)
         }
         let tableFile = PinTableFile(path: settings.pins)

@@ -69,10 +69,10 @@ extension DoorLoop {
 
     /// A command from Home Assistant: judged by the door's rules, refused when it may have
     /// waited too long (`arrived` is the earliest it can have arrived).
-    func handle(_ command: Controller.ChannelCommand, arrived: Instant) {
+    func handle(_ command: Controller.ChannelCommand, for door: Int, arrived: Instant) {
         let source = RequestSource("mqtt", channel: nil)
         let now = clock.now()
-        let outcome = controller.command(command, from: source, at: now, wall: EventRecord.now(), age: now - arrived)
+        let outcome = controller.command(command, for: door, from: source, at: now, wall: EventRecord.now(), age: now - arrived)
         carryOut(outcome, summaryKey: "mqtt")
         var extra: [(String, String)] = []
         if let why = outcome.refusal { extra.append(("why", why)) }

@@ -186,7 +186,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         for (name, status) in p.channels { channels[name] = status }
         for door in p.overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
         for door in p.released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
-        for (command, arrived) in p.commands { handle(command, arrived: arrived) }
+        for (command, door, arrived) in p.commands { handle(command, for: door, arrived: arrived) }
         for report in p.pairingReports { tell(report) }
         return !worker.stopping
     }

@@ -75,8 +75,9 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     /// The retained values Home Assistant shows, from the door's status (the door loop's
     /// thread): what changed is sent, and all of it again after each connect.
     func statusChanged(_ doors: [DoorStatus], at now: Instant) {
-        guard let status = doors.first else { return }
-        for (topic, value) in ha.retained(status, at: now) { retain(topic, value) }
+        for status in doors {
+            for (topic, value) in ha.retained(status, at: now) { retain(topic, value) }
+        }
     }
 
     /// The latest value of a retained topic (state, sensors); sent only when it changed.
@@ -224,11 +225,13 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     private func announce(_ c: OpaquePointer) {
         publish(c, ha.availabilityTopic, HomeAssistant.online, retain: true)
         lastDiscovery = clock.now()
+        // Named doors replace the one door's cover: Home Assistant drops it when it is cleared.
+        for topic in ha.formerSingleDoor { publish(c, topic, "", retain: true) }
         for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
         sentRetained.removeAll()
         publishPending(c)
         _ = cmqtt_subscribe(c, ha.birthTopic, 1)
-        if settings.commands { _ = cmqtt_subscribe(c, ha.commandTopic, 1) }
+        if settings.commands { for door in ha.covers.indices { _ = cmqtt_subscribe(c, ha.commandTopic(door), 1) } }
     }
 
     /// The earliest a message read now can have arrived: after the socket was last seen empty,
@@ -249,21 +252,21 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
             if String(decoding: payload, as: UTF8.self) == HomeAssistant.online { rediscover(client) }
             return
         }
-        guard topic == ha.commandTopic, settings.commands else { return }
+        guard let door = ha.door(ofCommandTopic: topic), settings.commands else { return }
         // An empty message clears a retained command (what the warning below tells the owner
         // to do): nothing to act on, nothing to warn about.
         guard !payload.isEmpty else { return }
         // A retained command would act again on every restart (the known failure of home-made
         // MQTT openers); with a clean session nothing from before the connect is delivered.
         guard !retained else {
-            ignored("a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(ha.commandTopic)")
+            ignored("a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(topic)")
             return
         }
         guard let command = HomeAssistant.command(payload) else {
             ignored("not OPEN, CLOSE or STOP")
             return
         }
-        inbox.command(command, arrived: arrived)
+        inbox.command(command, door: door, arrived: arrived)
     }
 
     /// Logs an ignored command once per burst of the same reason.

@@ -17,7 +17,7 @@ final class LoopInbox: Sendable {
         /// Releases and overruns, by door (`Door.index`).
         var released: [Int: Int] = [:]
         var overruns: [Int: Int] = [:]
-        var commands: [(command: Controller.ChannelCommand, arrived: Instant)] = []
+        var commands: [(command: Controller.ChannelCommand, door: Int, arrived: Instant)] = []
         var pairingReports: [PairingWindow.Report] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
@@ -43,8 +43,10 @@ final class LoopInbox: Sendable {
         }
     }
 
-    /// A command from Home Assistant, with the earliest moment it may have arrived.
-    func command(_ command: Controller.ChannelCommand, arrived: Instant) { hand { $0.commands.append((command, arrived)) } }
+    /// A command from Home Assistant for door `door`, with the earliest moment it may have arrived.
+    func command(_ command: Controller.ChannelCommand, door: Int, arrived: Instant) {
+        hand { $0.commands.append((command, door, arrived)) }
+    }
 
     /// What the pairing agent has to tell the owner.
     func pairing(_ report: PairingWindow.Report) { hand { $0.pairingReports.append(report) } }
