@@ -26,9 +26,10 @@ struct DaemonOptions: ParsableArguments {
         return p
     }
 
-    /// Sends one command and returns the replies, or throws the daemon's refusal.
-    func send(_ command: Command) throws(CLIError) -> [String] {
-        let request = Request(pin: try resolvedPIN(), command: command)
+    /// Sends one command (about `door`, the first when nil) and returns the replies, or throws
+    /// the daemon's refusal.
+    func send(_ command: Command, door: DoorChoice? = nil) throws(CLIError) -> [String] {
+        let request = Request(pin: try resolvedPIN(), command: command, door: door)
         let replies = try DaemonClient(socketPath: socket).send(CommandCodec.encode(request))
         if let last = replies.last, last.hasPrefix("ERR") { throw .refused(CLIError.explain(last)) }
         return replies

@@ -134,4 +134,36 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertTrue(daemon.log.contains("press door=gate reason=open pulse_ms=500"), daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// `garage-pins open|hold --door` reach that door (no `--door`: the first); `status` shows
+    /// every door under its heading; `log` and `who` name the door; a door that is not there
+    /// is refused with the daemon's reason.
+    func testGaragePinsReachesEachDoorAndNamesThem() throws {
+        let daemon = try startTwoDoors()
+        assertExit(try pins(daemon, ["open", "--door", "gate"]), 0)
+        XCTAssertEqual(try pressesIn(gateTrace, count: 1).count, 1)
+        XCTAssertEqual(presses(in: try readTrace(leftTrace)).count, 0, "--door gate is not the first door")
+        assertExit(try pins(daemon, ["open"]), 0)
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        let hold = try pins(daemon, ["hold", "5", "--door", "2"])
+        assertExit(hold, 0)
+        XCTAssertEqual(hold.stdout, "held open for 5 min (door 2)\n")
+        let missing = try pins(daemon, ["open", "--door", "shed"])
+        assertExit(missing, 1)
+        XCTAssertTrue(missing.stderr.contains("ERR DOOR") && missing.stderr.contains("garage-pins status lists the doors"), missing.stderr)
+        let bad = try pins(daemon, ["open", "--door", "Gate"])
+        XCTAssertNotEqual(bad.termination, .exited(0))
+        XCTAssertTrue(bad.stderr.contains("--door Gate"), bad.stderr)
+        let status = try pins(daemon, ["status"])
+        assertExit(status, 0)
+        XCTAssertTrue(status.stdout.contains("door 1: left\n") && status.stdout.contains("door 2: gate (Front gate)\n"), status.stdout)
+        XCTAssertTrue(squeezed(status.stdout).contains("hold held open for"), status.stdout)
+        let log = try pins(daemon, ["log"])
+        XCTAssertTrue(squeezed(log.stdout).contains("TIME DOOR EVENT WHO SOURCE DETAIL"), log.stdout)
+        XCTAssertTrue(squeezed(log.stdout).contains("gate open master local uid=0 pressed"), log.stdout)
+        XCTAssertTrue(squeezed(log.stdout).contains("- open master local uid=0 ERR DOOR"), "a door nobody has is no door's: \(log.stdout)")
+        let who = try pins(daemon, ["who"])
+        XCTAssertTrue(squeezed(who.stdout).contains("master 0 2 gate,left"), who.stdout)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

@@ -77,7 +77,7 @@ public struct Controller: Sendable {
         noteOpener(outcome, name: opener(slot: outcome.slot, source: judged.source))
         outcome.records += tagged(outcome.requestRecords(source: judged.source.description, at: judged.wall,
                                                          labelsBefore: judged.labelsBefore, labelsAfter: labels),
-                                  outcome.doorIndex, aboutADoor: outcome.decoded?.isAboutADoor ?? false)
+                                  outcome.doorIndex, aboutADoor: (outcome.decoded?.isAboutADoor ?? false) && outcome.result != .error(.door))
         return outcome
     }
 

@@ -6,9 +6,10 @@ extension GaragePins {
     struct Close: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Close the door (presses only if it is open or stopped; after the warning when one is wired).")
         @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var door: DoorOption
 
         func run() throws {
-            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.close).joined(separator: "\n")) }
+            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.close, door: door.choice).joined(separator: "\n")) }
         }
     }
 }

@@ -8,6 +8,7 @@ extension GaragePins {
             abstract: "Keep the door from closing automatically for MINUTES (0 ends a hold).",
             discussion: "Any stored PIN. A close being warned is called off. At most a day (1440 minutes).")
         @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var door: DoorOption
         @Argument(help: ArgumentHelp("How long, 0-1440 (0 ends the hold).", valueName: "MINUTES")) var minutes: Int
 
         func validate() throws {
@@ -16,8 +17,8 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                _ = try daemon.send(.hold(minutes: minutes))
-                print(minutes == 0 ? "hold ended" : "held open for \(minutes) min")
+                _ = try daemon.send(.hold(minutes: minutes), door: door.choice)
+                print((minutes == 0 ? "hold ended" : "held open for \(minutes) min") + door.suffix)
             }
         }
     }

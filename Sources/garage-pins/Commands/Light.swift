@@ -8,6 +8,7 @@ extension GaragePins {
             abstract: "Switch the garage light on (until switched off) or off.",
             discussion: "Any stored PIN; refused (ERR CMD) when garaged has no --light.")
         @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var door: DoorOption
         @Argument(help: ArgumentHelp("on or off.", valueName: "on|off")) var state: String
 
         func validate() throws {
@@ -16,8 +17,8 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                _ = try daemon.send(.light(on: state == "on"))
-                print("light \(state)")
+                _ = try daemon.send(.light(on: state == "on"), door: door.choice)
+                print("light \(state)" + door.suffix)
             }
         }
     }

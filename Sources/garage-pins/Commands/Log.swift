@@ -30,8 +30,10 @@ extension GaragePins {
                 let records = try daemon.records(.log(since: from)).compactMap(EventRecord.init(json:))
                 if json { printJSON(.array(records.map(\.json))); return }
                 if records.isEmpty { print("no events" + (since.map { " since \($0)" } ?? "")); return }
-                var t = TextTable("TIME", "EVENT", "WHO", "SOURCE", "DETAIL")
-                for r in records { t.rows.append(Log.cells(r)) }
+                // With several doors, a column says which door each event is about.
+                let doors = records.contains { $0.door != nil }
+                var t = doors ? TextTable("TIME", "DOOR", "EVENT", "WHO", "SOURCE", "DETAIL") : TextTable("TIME", "EVENT", "WHO", "SOURCE", "DETAIL")
+                for r in records { t.rows.append(Log.cells(r, door: doors)) }
                 print(t.text, terminator: "")
             }
         }
@@ -42,11 +44,11 @@ extension GaragePins {
             return "-"
         }
 
-        static func cells(_ r: EventRecord) -> [String] {
-            [WallTime.format(r.time), r.kind.rawValue, who(r), r.source, r.detail ?? ""]
+        static func cells(_ r: EventRecord, door: Bool = false) -> [String] {
+            [WallTime.format(r.time)] + (door ? [r.door ?? "-"] : []) + [r.kind.rawValue, who(r), r.source, r.detail ?? ""]
         }
 
-        static func line(_ r: EventRecord) -> String { cells(r).joined(separator: "  ") }
+        static func line(_ r: EventRecord) -> String { cells(r, door: r.door != nil).joined(separator: "  ") }
     }
 }
 

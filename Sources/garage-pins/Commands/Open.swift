@@ -6,9 +6,10 @@ extension GaragePins {
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Open the door (presses only if it is closed or stopped, as sensed or believed).")
         @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var door: DoorOption
 
         func run() throws {
-            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.open).joined(separator: "\n")) }
+            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.open, door: door.choice).joined(separator: "\n")) }
         }
     }
 }

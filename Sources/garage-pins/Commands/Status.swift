@@ -6,7 +6,7 @@ extension GaragePins {
     /// `status [--follow]`: what the daemon believes, once or as it changes.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the door's state, how it is known, what is pending, faults and the lockout.",
+            abstract: "Show each door's state, how it is known, what is pending, faults and the lockout.",
             discussion: "With --follow, print one line per change as it happens, until interrupted (Ctrl-C). Any stored PIN may ask.")
         @OptionGroup var daemon: DaemonOptions
         @Flag(help: "Keep printing each change as it happens.") var follow = false
@@ -20,11 +20,16 @@ extension GaragePins {
                     }
                     return
                 }
-                guard let record = try daemon.records(.status).first else { throw .refused("garaged sent no status") }
-                if json { printJSON(record); return }
-                var t = TextTable("WHAT", "NOW")
-                t.rows = Status.rows(record)
-                print(t.text, terminator: "")
+                // One record per door, the first first.
+                let records = try daemon.records(.status)
+                guard let first = records.first else { throw .refused("garaged sent no status") }
+                if json { printJSON(records.count == 1 ? first : .array(records)); return }
+                for (i, record) in records.enumerated() {
+                    if records.count > 1 { print((i == 0 ? "" : "\n") + Status.heading(record, number: i + 1)) }
+                    var t = TextTable("WHAT", "NOW")
+                    t.rows = Status.rows(record)
+                    print(t.text, terminator: "")
+                }
             }
         }
 
@@ -76,8 +81,14 @@ extension GaragePins {
             return parts.isEmpty ? "none" : parts.joined(separator: "; ")
         }
 
+        /// A door's heading with several doors: `door 2: gate (Front gate)`.
+        static func heading(_ r: JSONValue, number: Int) -> String {
+            let id = r["id"]?.stringValue ?? String(number), name = r["name"]?.stringValue ?? id
+            return "door \(number): \(id)" + (name == id ? "" : " (\(name))")
+        }
+
         static func line(_ r: JSONValue) -> String {
-            var text = "door \(r["door"]?.stringValue ?? "?")  auto-close \(r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "-")"
+            var text = (r["id"]?.stringValue.map { "[\($0)] " } ?? "") + "door \(r["door"]?.stringValue ?? "?")  auto-close \(r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "-")"
             if let fault = r["fault"]?.stringValue { text += "  fault \(fault)" }
             if r["warning"]?.boolValue == true { text += "  warning on" }
             if let hold = r["hold_s"]?.intValue { text += "  held \(hold) s" }

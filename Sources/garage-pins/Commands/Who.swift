@@ -11,7 +11,7 @@ extension GaragePins {
         @OptionGroup var daemon: DaemonOptions
         @Flag(help: "Only since midnight.") var today = false
         @Option(help: ArgumentHelp("Only since TIME (as for `log`).", valueName: "TIME")) var since: String?
-        @Flag(help: "Print JSON: an array of {who, slot, opens, first, last}.") var json = false
+        @Flag(help: "Print JSON: an array of {who, slot, opens, first, last}, and doors with several.") var json = false
 
         func validate() throws {
             if today && since != nil { throw ValidationError("give --today or --since, not both") }
@@ -21,25 +21,34 @@ extension GaragePins {
             try runReportingErrors { () throws(CLIError) in
                 let from = today ? WallTime.localMidnight(of: EventRecord.now()) : try since.map { t throws(CLIError) in try parseSince(t) }
                 let records = try daemon.records(.log(since: from)).compactMap(EventRecord.init(json:))
-                struct Row { var who: String; var slot: Int?; var opens = 0; var first: Int64; var last: Int64 }
+                struct Row { var who: String; var slot: Int?; var opens = 0; var first: Int64; var last: Int64; var doors: [String] = [] }
                 var rows: [Row] = []
                 for r in records where r.kind == .open && (r.detail == "pressed" || r.detail == "OK") {
                     let who = Log.who(r)
-                    if let i = rows.firstIndex(where: { $0.who == who }) {
-                        rows[i].opens += 1
-                        rows[i].last = r.time
-                    } else {
-                        rows.append(Row(who: who, slot: r.slot, opens: 1, first: r.time, last: r.time))
-                    }
+                    let i = rows.firstIndex { $0.who == who } ?? {
+                        rows.append(Row(who: who, slot: r.slot, first: r.time, last: r.time))
+                        return rows.count - 1
+                    }()
+                    rows[i].opens += 1
+                    rows[i].last = r.time
+                    if let door = r.door, !rows[i].doors.contains(door) { rows[i].doors.append(door) }
                 }
                 if json {
-                    printJSON(.array(rows.map { .object([("who", .string($0.who)), ("slot", $0.slot.map { .number(Int64($0)) } ?? .null),
-                                                         ("opens", .number(Int64($0.opens))), ("first", .number($0.first)), ("last", .number($0.last))]) }))
+                    printJSON(.array(rows.map { row in
+                        .object([("who", .string(row.who)), ("slot", row.slot.map { .number(Int64($0)) } ?? .null),
+                                 ("opens", .number(Int64(row.opens))), ("first", .number(row.first)), ("last", .number(row.last))]
+                                + (row.doors.isEmpty ? [] : [("doors", .array(row.doors.map { .string($0) }))]))
+                    }))
                     return
                 }
                 if rows.isEmpty { print("nobody opened the door" + (today ? " today" : since.map { " since \($0)" } ?? "")); return }
-                var t = TextTable("WHO", "SLOT", "OPENS", "FIRST", "LAST")
-                for r in rows { t.add(r.who, r.slot.map { String($0) } ?? "-", String(r.opens), WallTime.format(r.first), WallTime.format(r.last)) }
+                // With several doors, which doors each opened.
+                let doors = rows.contains { !$0.doors.isEmpty }
+                var t = doors ? TextTable("WHO", "SLOT", "OPENS", "DOORS", "FIRST", "LAST") : TextTable("WHO", "SLOT", "OPENS", "FIRST", "LAST")
+                for r in rows {
+                    t.rows.append([r.who, r.slot.map { String($0) } ?? "-", String(r.opens)] + (doors ? [r.doors.joined(separator: ",")] : [])
+                                  + [WallTime.format(r.first), WallTime.format(r.last)])
+                }
                 print(t.text, terminator: "")
             }
         }
