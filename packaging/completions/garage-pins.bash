@@ -188,7 +188,7 @@ _garage-pins_open() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --door)
     __garage-pins_offer_flags_options 0
 
     # Offer option value completions
@@ -197,6 +197,9 @@ _garage-pins_open() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--door')
         return
         ;;
     esac
@@ -206,7 +209,7 @@ _garage-pins_close() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --door)
     __garage-pins_offer_flags_options 0
 
     # Offer option value completions
@@ -215,6 +218,9 @@ _garage-pins_close() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--door')
         return
         ;;
     esac
@@ -242,7 +248,7 @@ _garage-pins_hold() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --door)
     __garage-pins_offer_flags_options 1
 
     # Offer option value completions
@@ -251,6 +257,9 @@ _garage-pins_hold() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--door')
         return
         ;;
     esac
@@ -260,7 +269,7 @@ _garage-pins_light() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --door)
     __garage-pins_offer_flags_options 1
 
     # Offer option value completions
@@ -269,6 +278,9 @@ _garage-pins_light() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--door')
         return
         ;;
     esac
@@ -278,7 +290,7 @@ _garage-pins_auto-close() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --door)
     __garage-pins_offer_flags_options 1
 
     # Offer option value completions
@@ -287,6 +299,9 @@ _garage-pins_auto-close() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--door')
         return
         ;;
     esac
