@@ -11,7 +11,7 @@ final class SeveralDoorsTests: GaragedTestCase {
     /// garaged with two doors: `left` (300 ms presses) and `gate` (500 ms, named "Front gate"),
     /// travel 1 s, no auto-close; `extra` lines go into the gate's section.
     private func startTwoDoors(gate extra: String = "", flags: [String] = []) throws -> GaragedDaemon {
-        try initTable()
+        if !fileExists(pinsPath) { try initTable() }
         let config = "\(dir)/doors.conf"
         try write(Array("""
             [door left]
@@ -164,6 +164,42 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertTrue(squeezed(log.stdout).contains("- open master local uid=0 ERR DOOR"), "a door nobody has is no door's: \(log.stdout)")
         let who = try pins(daemon, ["who"])
         XCTAssertTrue(squeezed(who.stdout).contains("master 0 2 gate,left"), who.stdout)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A guest's PIN limited to the left door (`garage-pins add --doors`): it opens that door and
+    /// is refused the gate (`ERR DENIED`, nothing pressed, never a wrong PIN), across a restart;
+    /// `list` shows it; a door garaged does not drive is refused before anything is stored; a
+    /// file that cannot be read leaves guests no named door while the master opens every one.
+    func testAPINLimitedToSomeDoors() throws {
+        var daemon = try startTwoDoors()
+        let added = try pins(daemon, ["add", "24680", "--label", "Guest", "--doors", "left"])
+        assertExit(added, 0)
+        XCTAssertEqual(added.stdout, "stored in slot 1 (Guest) for left\n")
+        let unknown = try pins(daemon, ["add", "11111", "--doors", "shed"])
+        assertExit(unknown, 2)
+        XCTAssertTrue(unknown.stderr.contains("garaged has no door shed (its doors: left, gate)"), unknown.stderr)
+        let list = try pins(daemon, ["list"])
+        XCTAssertEqual(squeezed(list.stdout), "SLOT PIN LABEL DOORS\n1 24680 Guest left\n", "11111 was never stored")
+        XCTAssertEqual(readText(pinsPath + ".doors").split(separator: "\n").last, "1\tleft")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        daemon = try startTwoDoors()
+        for _ in 0..<8 { XCTAssertEqual(try daemon.ask("24680@gate:O=1"), "ERR DENIED") }
+        XCTAssertEqual(try daemon.ask("24680O=1"), "OK", "eight refusals are no lockout: the PIN is good")
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "OK", "the master reaches every door")
+        XCTAssertEqual(try pressesIn(gateTrace, count: 1).count, 1)
+        assertExit(try pins(daemon, ["edit", "1", "--doors", "all"]), 0)
+        XCTAssertEqual(try daemon.ask("24680@gate:S"), "S OPENING")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertEqual(presses(in: try readTrace(gateTrace)).count, 1, "the guest never pressed the gate")
+
+        try write(Array("1\tleft\n1 gate\n".utf8), to: pinsPath + ".doors")
+        daemon = try startTwoDoors()
+        waitUntil("the unreadable file in the log", timeout: .seconds(5)) { daemon.log.contains("door-access-unreadable") }
+        XCTAssertEqual(try daemon.ask("24680O=1"), "ERR DENIED", "an unreadable file: no guest gains a named door")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }

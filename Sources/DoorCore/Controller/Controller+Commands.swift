@@ -42,6 +42,14 @@ extension Controller {
                 try? labelStore?.save(copy)
                 labels = copy
             }
+            if replies == [.ok], access[slot] != nil {
+                // The same for a limit: never applied to the next PIN in the slot (the
+                // controller holds the pruned value whatever the file says).
+                var copy = access
+                copy.set(nil, for: slot)
+                try? accessStore?.save(copy)
+                access = copy
+            }
             return replies
         case .local(let local):
             return execute(local, at: now, &outcome)
@@ -81,6 +89,7 @@ extension Controller {
             let records = table.entries.map { e -> Reply in
                 var m: [(String, JSONValue)] = [("slot", .number(Int64(e.slot))), ("pin", .string(e.pin.string))]
                 if let l = labels[e.slot] { m.append(("label", .string(l))) }
+                if let d = access[e.slot] { m.append(("doors", .array(d.map { .string($0) }))) }
                 return .record(.object(m))
             }
             return records + [.listed(count: records.count)]
@@ -95,6 +104,24 @@ extension Controller {
                 return [.error(.store)]
             }
             labels = copy
+            return [.ok]
+        case .doors(let slot, let names):
+            guard slot >= 1, slot < table.capacity, table.slots[slot] != nil else { return [.error(.slot)] }
+            guard !access.unreadable else {
+                outcome.storeError = "the door access file could not be read at start; fix or delete it, then restart garaged"
+                return [.error(.store)]
+            }
+            if let unknown = names?.first(where: { name in !doors.contains { $0.id == name } }) {
+                outcome.refusal = "there is no door \(unknown) (the doors: \(doors.compactMap(\.id).joined(separator: ", ")))"
+                return [.error(.door)]
+            }
+            var copy = access
+            copy.set(names, for: slot)
+            do { try accessStore?.save(copy) } catch {
+                outcome.storeError = error.description
+                return [.error(.store)]
+            }
+            access = copy
             return [.ok]
         case .status:
             outcome.query = .status

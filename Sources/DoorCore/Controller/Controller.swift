@@ -13,8 +13,11 @@ public struct Controller: Sendable {
     public internal(set) var labels: Labels
     /// How often each channel may start the warning or change a hold.
     public internal(set) var rates = RequestRates()
+    /// Which doors each limited PIN may use (with several doors).
+    public internal(set) var access: DoorAccess
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
+    let accessStore: (any DoorAccessSaving)?
 
     /// A controller of one door.
     public init(table: PinTable, door: Door, throttle: Throttle = Throttle(),
@@ -28,7 +31,8 @@ public struct Controller: Sendable {
 
     /// A controller of several doors, each `Door.index` its place in `doors`.
     public init(table: PinTable, doors: [DoorUnit], throttle: Throttle = Throttle(), store: any PinTableSaving,
-                labels: Labels = Labels(), labelStore: (any LabelsSaving)? = nil) {
+                labels: Labels = Labels(), labelStore: (any LabelsSaving)? = nil,
+                access: DoorAccess = DoorAccess(), accessStore: (any DoorAccessSaving)? = nil) {
         precondition(!doors.isEmpty && doors.indices.allSatisfy { doors[$0].door.index == $0 }, "doors[i].door.index must be i")
         self.table = table
         self.doors = doors
@@ -36,6 +40,8 @@ public struct Controller: Sendable {
         self.store = store
         self.labels = labels.pruned(to: table)
         self.labelStore = labelStore
+        self.access = access.pruned(to: table)
+        self.accessStore = accessStore
     }
 
     /// The first door: the one a caller with one door means.
@@ -122,6 +128,12 @@ public struct Controller: Sendable {
         if index == nil, let choice = request.door {
             outcome.replies = [.error(.door)]
             outcome.refusal = "there is no door \(choice) (garaged drives \(doors.count): \(doors.indices.map { doors[$0].id ?? String($0 + 1) }.joined(separator: ", ")))"
+            return
+        }
+        if request.command.isAboutADoor, !access.allows(slot, door: doors[outcome.doorIndex].id) {
+            outcome.replies = [.error(.denied)]
+            outcome.refusal = access.unreadable ? "the door access file could not be read: only the master PIN uses a named door until it is fixed"
+                : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
             return
         }
         if doors.count > 1, request.command.isAboutADoor, let id = doors[outcome.doorIndex].id {

@@ -46,7 +46,7 @@ extension Controller {
                 return true
             }
             switch decoded {
-            case .add, .edit, .delete, .hold, .light, .closeAfter, .local(.add), .local(.label), .local(.unlock):
+            case .add, .edit, .delete, .hold, .light, .closeAfter, .local(.add), .local(.label), .local(.doors), .local(.unlock):
                 return !result.isError
             default:
                 return false

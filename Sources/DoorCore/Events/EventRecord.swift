@@ -7,6 +7,8 @@ public struct EventRecord: Equatable, Sendable {
         case open, close
         case autoClose = "auto-close"
         case add, edit, delete, label
+        /// The owner limited a PIN to some doors, or let it use every door again.
+        case doors
         case wrongPIN = "wrong-pin"
         case lockout
         /// The owner cleared a lockout.
@@ -72,7 +74,7 @@ public struct EventRecord: Equatable, Sendable {
         switch kind {
         case .start, .stop, .autoClose, .unlock, .pair, .unpair: return .kept
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
-        case .add, .edit, .delete, .label, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
+        case .add, .edit, .delete, .label, .doors, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .wrongPIN, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt
         }
     }

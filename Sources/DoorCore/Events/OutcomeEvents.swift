@@ -39,6 +39,9 @@ extension Controller.Outcome {
             case .closeAfter(let seconds):
                 events.append(event(.closeAfter, slot: slot, label: slot.flatMap { labelsAfter[$0] },
                                     detail: result.isError ? result.text : seconds == 0 ? "OK: off" : "OK: \(seconds) s"))
+            case .local(.doors(let target, let doors)):
+                events.append(event(.doors, slot: target, label: labelsAfter[target],
+                                    detail: result.isError ? result.text : "OK: " + (doors?.joined(separator: ",") ?? "every door")))
             case .local(.unlock(let channel)):
                 events.append(event(.unlock, slot: slot, label: slot.flatMap { labelsAfter[$0] },
                                     detail: channel.map { "\($0.rawValue) channel" } ?? "every channel"))

@@ -38,6 +38,8 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     case rate = "RATE"
     /// No door has that number or name (our extension, with several doors).
     case door = "DOOR"
+    /// This PIN is limited to other doors (our extension, with several doors).
+    case denied = "DENIED"
 
     /// What the error means to a person, and what to do about it.
     public var meaning: String {
@@ -59,6 +61,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .fault: return "the door's position switches contradict each other, so garaged presses nothing; check their wiring (garage-pins status shows them)"
         case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
         case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors"
+        case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"
         }
     }
 }

@@ -28,6 +28,9 @@ public enum LocalCommand: Equatable, Sendable {
     case phones
     /// `Lunpair <label>`: forgets a bonded phone's keys, in the file and the kernel at once.
     case unpair(String)
+    /// `Ldoors <slot> <door>[,<door>...]|all`: limits a used slot's PIN to some doors, or lets
+    /// it use every door again.
+    case doors(slot: Int, [String]?)
 
     /// What a follower is pushed.
     public enum FollowTopic: String, Equatable, Sendable {
@@ -56,6 +59,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .pair: return "pair"
         case .phones: return "phones"
         case .unpair: return "unpair"
+        case .doors(let slot, _): return "doors \(slot)"
         }
     }
 
@@ -72,6 +76,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .pair(let r): return "pair \(r.seconds) " + (r.admin ? "admin" : "user") + (r.label.map { " " + $0 } ?? "")
         case .phones: return "phones"
         case .unpair(let label): return "unpair " + label
+        case .doors(let slot, let doors): return "doors \(slot) " + (doors?.joined(separator: ",") ?? "all")
         }
     }
 
@@ -121,6 +126,11 @@ public enum LocalCommand: Equatable, Sendable {
             if after.isEmpty { return .add(pin, label: nil) }
             guard after.first == " ", let name = label(String(after.dropFirst())) else { return nil }
             return .add(pin, label: name)
+        case "doors":
+            let words = rest?.split(separator: " ", omittingEmptySubsequences: false) ?? []
+            guard words.count == 2, words[0].count <= 3, let slot = Int(words[0]) else { return nil }
+            if words[1] == "all" { return .doors(slot: slot, nil) }
+            return DoorAccess.names(String(words[1])).map { .doors(slot: slot, $0) }
         case "label":
             guard let rest else { return nil }
             let digits = rest.prefix { $0 != " " }

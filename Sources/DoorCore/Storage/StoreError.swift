@@ -11,6 +11,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(path: String, action: String, errno: Int32)
     case locked(path: String, holder: Int32?)
     case labels(path: String, reason: String)
+    case access(path: String, reason: String)
     case invalid(path: String, reason: String)
     case symlink(path: String, target: String, resolved: String?)
     case notRegular(path: String, kind: String)
@@ -31,6 +32,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "PIN table \(path) is in use by \(who) (a running garaged?); stop it first, or talk to it through its socket"
         case .labels(let path, let reason):
             return "labels file \(path) is not valid: \(reason); fix that line, or delete the file to forget every label"
+        case .access(let path, let reason):
+            return "door access file \(path) is not valid: \(reason); fix that line (garage-pins list shows what garaged holds), or delete the file to let every PIN use every door"
         case .invalid(let path, let reason):
             return "\(path) is not valid: \(reason); fix it, or delete the file to go back to the configured value"
         case .symlink(let path, let target, let resolved):

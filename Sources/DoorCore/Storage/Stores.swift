@@ -20,3 +20,8 @@ public protocol DoorStateSaving: Sendable {
     /// `closeFailed` false clears it; `time` is the wall-clock ms it happened.
     func save(closeFailed: Bool, at time: Int64) throws(StoreError)
 }
+
+/// Where the controller keeps which doors each PIN may use before it answers `Ldoors` with OK.
+public protocol DoorAccessSaving: Sendable {
+    func save(_ access: DoorAccess) throws(StoreError)
+}

@@ -71,9 +71,10 @@ struct Daemon {
             lock = try TableLock.acquire(tablePath: settings.pins)
             // The lock is ours, so no save is under way: what a killed save left is stale.
             let labelsPath = LabelsFile(tablePath: settings.pins).path
+            let accessPath = DoorAccessFile(tablePath: settings.pins).path
             let bondsPath = BondsFile(tablePath: settings.pins).path
             let others = settings.doors.indices.flatMap { DoorSetup.keptPaths(tablePath: settings.pins, $0, settings.doors[$0]) }
-            for stale in ([settings.pins, labelsPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
+            for stale in ([settings.pins, labelsPath, accessPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (a copy of the table or a file beside it)"])
             }
             table = try tableFile.load()
@@ -128,7 +129,18 @@ struct Daemon {
             // The door must still open: run without names, and say how to fix the file.
             log.warning("labels-unreadable", ["error": error.description])
         }
-        let controller = Controller(table: table, doors: setups.map(\.unit), store: tableFile, labels: labels, labelStore: labelsFile)
+        let accessFile = DoorAccessFile(tablePath: settings.pins)
+        var access = DoorAccess()
+        do {
+            access = try accessFile.load()
+        } catch {
+            // The safe side: no guest gains a door; the master PIN still opens every one.
+            access = .unreadableFile
+            log.warning("door-access-unreadable", ["error": error.description,
+                                                   "effect": "only the master PIN uses a named door until the file is fixed"])
+        }
+        let controller = Controller(table: table, doors: setups.map(\.unit), store: tableFile, labels: labels, labelStore: labelsFile,
+                                    access: access, accessStore: accessFile)
         let keptFile = EventHistoryFile(path: settings.eventsPath)
         let attemptsFile = EventHistoryFile(path: EventHistoryFile.attemptsPath(forEvents: settings.eventsPath))
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
