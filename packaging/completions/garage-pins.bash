@@ -347,7 +347,7 @@ _garage-pins_add() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin --label)
+    non_repeating_options=(--socket --pin --label --doors)
     __garage-pins_offer_flags_options 1
 
     # Offer option value completions
@@ -361,6 +361,9 @@ _garage-pins_add() {
     '--label')
         return
         ;;
+    '--doors')
+        return
+        ;;
     esac
 }
 
@@ -368,7 +371,7 @@ _garage-pins_edit() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()
-    non_repeating_options=(--socket --pin)
+    non_repeating_options=(--socket --pin --doors)
     __garage-pins_offer_flags_options 2
 
     # Offer option value completions
@@ -377,6 +380,9 @@ _garage-pins_edit() {
         return
         ;;
     '--pin')
+        return
+        ;;
+    '--doors')
         return
         ;;
     esac
