@@ -18,6 +18,13 @@
  *       unknown commands and overlong lines on its local socket as fast as it is answered
  *       (paused, SIGSTOP, while the other targets are measured); OUT gets
  *       `# flood NAME REQUESTS SECONDS` lines.
+ *   client doors OUT ROUNDS NAME=LOCAL,TRACE1,TRACE2
+ *       Request-to-relay on the second door of a garaged with two doors (travel 0), alone and
+ *       while the first door is pressing, in alternate rounds. A busy round first sends
+ *       `12345O=1`/`O=0` for the first door on its own connection and waits for that press's
+ *       rising line in TRACE1; then, as in `latency`, waits 2 ms, stamps CLOCK_MONOTONIC and
+ *       sends `12345@2:O=1`/`O=0`, and reads TRACE2 for the second door's press. One line per
+ *       press to OUT: `NAME.idle|NAME.busy LATENCY_NS WIDTH_NS`.
  *   client status OUT N BLOCK NAME=SOCKET ...
  *       N round trips of `12345S` on each socket, the sockets taking turns in blocks of BLOCK
  *       (the order reversed every other block); one line per round trip to OUT: `NAME NS`.
@@ -355,6 +362,98 @@ static int cmd_latency(int argc, char **argv) {
     return 0;
 }
 
+/* ---- the second door, while the first presses ---- */
+
+/* Sends one request and expects `OK`. */
+static void ask_ok(int fd, const char *req, const char *what) {
+    char buf[256];
+    drain(fd);
+    send_packet(fd, req, strlen(req), what);
+    ssize_t n = recv_packet(fd, buf, sizeof buf - 1, now_ns() + TIMEOUT_NS, what);
+    buf[n] = 0;
+    if (strcmp(buf, "OK\n") != 0) die("%s answered '%s'", what, buf);
+}
+
+/* Reads a trace until a press's rising (and, with `fall`, falling) line. */
+static void read_press(struct trace *tr, long long *rise, long long *fall, const char *what) {
+    long long deadline = now_ns() + TIMEOUT_NS, ns;
+    int level;
+    *rise = 0;
+    if (fall) *fall = 0;
+    while (!*rise || (fall && !*fall)) {
+        if (!trace_next(tr, &ns, &level, deadline)) die("%s: no press in the trace within 5 s", what);
+        if (level == 1 && !*rise) *rise = ns;
+        else if (level == 0 && *rise && fall) *fall = ns;
+    }
+}
+
+/* Asks `status` until the door rests OPEN (`open`) or CLOSED. */
+static void rest(int fd, const char *status, int open) {
+    long long deadline = now_ns() + TIMEOUT_NS;
+    char buf[256];
+    const char *want = open ? "S OPEN\n" : "S CLOSED\n";
+    for (;;) {
+        send_packet(fd, status, strlen(status), "status");
+        ssize_t n = recv_packet(fd, buf, sizeof buf - 1, deadline, "status");
+        buf[n] = 0;
+        if (strcmp(buf, want) == 0) return;
+        if (now_ns() > deadline) die("the door did not come to rest: '%s'", buf);
+        sleep_ns(500000);
+    }
+}
+
+static int cmd_doors(int argc, char **argv) {
+    if (argc != 5) die("usage: client doors OUT ROUNDS NAME=LOCAL,TRACE1,TRACE2");
+    FILE *out = fopen(argv[2], "a");
+    if (!out) die("open %s: %s", argv[2], strerror(errno));
+    int rounds = atoi(argv[3]);
+    char name[64], local[256], path1[256], path2[256];
+    if (sscanf(argv[4], "%63[^=]=%255[^,],%255[^,],%255s", name, local, path1, path2) != 4)
+        die("bad target '%s' (NAME=LOCAL,TRACE1,TRACE2)", argv[4]);
+    int fd1 = connect_to(local), fd2 = connect_to(local);
+    struct trace first, second;
+    trace_open(&first, path1);
+    trace_open(&second, path2);
+    int open1 = 0, open2 = 0;
+    for (int i = 0; i < rounds; i++) {
+        int busy = i % 2;
+        trace_skip(&first);
+        trace_skip(&second);
+        long long rise1 = 0, fall1 = 0, rise2, fall2;
+        if (busy) {
+            open1 = !open1;
+            ask_ok(fd1, open1 ? "12345O=1\n" : "12345O=0\n", "the first door");
+            read_press(&first, &rise1, NULL, "the first door");
+        }
+        sleep_ns(2000000);
+        open2 = !open2;
+        const char *req = open2 ? "12345@2:O=1\n" : "12345@2:O=0\n";
+        long long t0 = now_ns();
+        send_packet(fd2, req, strlen(req), "the second door");
+        sleep_ns(10000000);
+        char buf[256];
+        ssize_t n = recv_packet(fd2, buf, sizeof buf - 1, now_ns() + TIMEOUT_NS, "the second door");
+        buf[n] = 0;
+        if (strcmp(buf, "OK\n") != 0) die("%s: the second door answered '%s'", name, buf);
+        read_press(&second, &rise2, &fall2, "the second door");
+        if (busy) {
+            long long ns;
+            int level;
+            while (!fall1) {
+                if (!trace_next(&first, &ns, &level, now_ns() + TIMEOUT_NS)) die("the first door's press did not end");
+                if (level == 0) fall1 = ns;
+            }
+            if (rise2 > fall1) die("%s: the first door was not pressing when the second pressed", name);
+        }
+        fprintf(out, "%s.%s %lld %lld\n", name, busy ? "busy" : "idle", rise2 - t0, fall2 - rise2);
+        /* Travel 0: each door rests once its release is taken; the next round waits for that. */
+        rest(fd2, "12345@2:S\n", open2);
+        if (busy) rest(fd1, "12345S\n", open1);
+    }
+    fclose(out);
+    return 0;
+}
+
 /* ---- status round trips ---- */
 
 static int cmd_status(int argc, char **argv) {
@@ -433,6 +532,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 2 && strcmp(argv[1], "latency") == 0) return cmd_latency(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "status") == 0) return cmd_status(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "doors") == 0) return cmd_doors(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "startup") == 0) return cmd_startup(argc, argv);
-    die("usage: client latency|status|startup ... (see the comment at the top of bench/client.c)");
+    die("usage: client latency|doors|status|startup ... (see the comment at the top of bench/client.c)");
 }

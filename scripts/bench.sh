@@ -11,6 +11,8 @@
 #                    latency  request-to-relay, local socket and ATT, garaged and the floor (1, 2, 9)
 #                    flood    the same while another client floods the local socket (3)
 #                    width    press-width error at 300 ms, idle and both cores busy (4)
+#                    doors    request-to-relay on door 2 of two, alone and while door 1
+#                             presses (11)
 #                    idle     wake-ups per second of the idle daemon (5)
 #                    memory   resident memory after start and after 100,000 requests,
 #                             and the `12345S` round trip over those requests (6)
@@ -32,7 +34,7 @@ cd "$root"
 args="$*"
 quick=0
 compare=""
-only="latency,flood,width,idle,memory,startup,size,swift"
+only="latency,flood,width,doors,idle,memory,startup,size,swift"
 json="bench/results/latest.json"
 rounds=""
 while (($#)); do
@@ -52,7 +54,7 @@ while (($#)); do
     shift
 done
 for s in ${only//,/ }; do
-    case "$s" in latency|flood|width|idle|memory|startup|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
+    case "$s" in latency|flood|width|doors|idle|memory|startup|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
 done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -169,6 +171,22 @@ if want width; then
     "$client" latency "$w/width-loaded.txt" "$presses" "$presses" --local "$(target garaged wid)"
     for p in "${busy[@]}"; do kill "$p"; wait "$p" 2>/dev/null || true; done
     busy=()
+    stop "$g"
+fi
+
+if want doors; then
+    head -1 /proc/stat >"$w/cpu-doors.start"
+    say "doors: $rounds presses of door 2, alone and while door 1 presses, in turns"
+    cp "$w/pins" "$w/dr.pins"
+    door() { echo "--door.$1.relay" "sim:$w/dr.$1.trace" "--door.$1.pulse-ms" "$2" "--door.$1.travel-s" 0 "--door.$1.auto-close-s" 0; }
+    # shellcheck disable=SC2046  # each flag and value is one word
+    "$bin/garaged" --pins "$w/dr.pins" --socket "$w/dr.sock" --att-socket "$w/dr.att" --events "$w/dr.events" --no-ble \
+        $(door one 300) $(door two 50) 2>"$w/dr.log" &
+    g=$!
+    pids+=("$g")
+    wait_for "$w/dr.att" dr
+    "$client" doors "$w/doors.txt" "$((rounds * 2))" "garaged=$w/dr.sock,$w/dr.one.trace,$w/dr.two.trace"
+    head -1 /proc/stat >"$w/cpu-doors.end"
     stop "$g"
 fi
 
@@ -357,6 +375,12 @@ if path("width-idle.txt"):
     r["press_width"] = {"idle": widths(path("width-idle.txt"), 300)}
     if path("width-loaded.txt"):
         r["press_width"]["both_cores_busy"] = widths(path("width-loaded.txt"), 300)
+if path("doors.txt"):
+    s, _ = series(path("doors.txt"))
+    alone, busy = summary([x for x, _ in s["garaged.idle"]]), summary([x for x, _ in s["garaged.busy"]])
+    r["second_door"] = {"alone": alone, "while_first_presses": busy,
+                        "ratio": {k: ratio(busy[k + "_us"], alone[k + "_us"]) for k in ("median", "p99", "max")},
+                        "pulse_ms": {"first": 300, "second": 50}}
 if path("idle-after.txt"):
     s = int(E["BENCH_IDLE_S"])
     r["idle_wakeups"] = {"garaged": wakeups(path("idle-before.txt"), path("idle-after.txt"), s),
@@ -462,6 +486,13 @@ if "latency_under_flood" in r:
         g, f = get(fl, "garaged", "per_s"), get(fl, "floor", "per_s")
         return (f"{g:,} req/s" if g else "–"), (f"{f:,} req/s" if f else "–"), "–"
     spec.append(("the flood, answered per second (wrong PINs, garbage, unknown commands, long lines; from root, whom wrong PINs never lock out)", flood))
+if "second_door" in r:
+    for k in ("median", "p99"):
+        def door2(res, k=k):
+            d = get(res, "second_door")
+            return d and (f"{us(d['while_first_presses'][k + '_us'])} (alone {us(d['alone'][k + '_us'])})", "–",
+                          f"{d['ratio'][k]}× of alone")
+        spec.append((f"request → relay on door 2 of two, local socket, while door 1 presses: {k} ({r['second_door']['alone']['samples']} presses each)", door2))
 for k, title in (("idle", "idle"), ("both_cores_busy", "both cores busy")):
     if get(r, "press_width", k):
         def width(res, k=k):

@@ -10,7 +10,7 @@ final class SeveralDoorsTests: GaragedTestCase {
 
     /// garaged with two doors: `left` (300 ms presses) and `gate` (500 ms, named "Front gate"),
     /// travel 1 s, no auto-close; `extra` lines go into the gate's section.
-    private func startTwoDoors(gate extra: String = "", flags: [String] = []) throws -> GaragedDaemon {
+    private func startTwoDoors(gate extra: String = "", flags: [String] = [], environment: [String: String] = [:]) throws -> GaragedDaemon {
         if !fileExists(pinsPath) { try initTable() }
         let config = "\(dir)/doors.conf"
         try write(Array("""
@@ -28,7 +28,7 @@ final class SeveralDoorsTests: GaragedTestCase {
             """.utf8), to: config)
         let process = try spawn(try Binaries.path(of: "garaged"),
                                 ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config] + flags,
-                                name: "garaged-doors")
+                                environment: environment, name: "garaged-doors")
         let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: leftTrace)
         try waitForSocket(daemon)
         return daemon
@@ -201,5 +201,29 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertEqual(try daemon.ask("24680O=1"), "ERR DENIED", "an unreadable file: no guest gains a named door")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
         XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// systemd's status line names each door; the app's `C=` is per door, kept in a file of
+    /// the door's own (the first door keeps today's `pins.autoclose`).
+    func testTheStatusLineAndTheClosingIntervalArePerDoor() throws {
+        let notify = try NotifySocket(path: dir + "/notify")
+        let daemon = try startTwoDoors(environment: ["NOTIFY_SOCKET": notify.path])
+        guard let ready = notify.wait(for: { $0.contains("READY=1") }) else { return XCTFail("no READY=1: \(notify.messages.map(\.text))") }
+        XCTAssertTrue(NotifySocket.value("STATUS", in: ready.text)?
+            .hasPrefix("doors left CLOSED (believed: no sensors); gate CLOSED (believed: no sensors); lockout none") == true, ready.text)
+        XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "OK")
+        XCTAssertNotNil(notify.wait(for: { NotifySocket.value("STATUS", in: $0)?.hasPrefix("doors left CLOSED (believed: no sensors); gate OPENING") == true },
+                                    after: ready.index), "\(notify.messages.map(\.text))")
+        XCTAssertEqual(try daemon.ask("12345@gate:C=60"), "OK")
+        XCTAssertEqual(readText(pinsPath + ".gate.autoclose"), "60\n")
+        XCTAssertFalse(fileExists(pinsPath + ".autoclose"), "the first door's interval is untouched")
+        XCTAssertEqual(try daemon.ask("12345C=30"), "OK", "the book's C= sets the first door")
+        XCTAssertEqual(readText(pinsPath + ".autoclose"), "30\n")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        // Both kept across a restart, each for its door.
+        let again = try startTwoDoors()
+        let records = try answer(try again.connect(), "12345Lstatus")
+        XCTAssertTrue(records[0].contains(#""auto_close_interval_s":30"#) && records[1].contains(#""auto_close_interval_s":60"#), "\(records)")
+        XCTAssertEqual(again.stop(), .exited(0))
     }
 }

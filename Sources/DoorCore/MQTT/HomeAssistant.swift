@@ -131,7 +131,9 @@ public struct HomeAssistant: Sendable {
             documents.append(sensor(of + "last_opened_by", title + "Last opened by", lastOpenedByTopic(i), "mdi:account-key"))
             documents.append(sensor(of + "fault", title + (door.id == nil ? "Door fault" : "fault"), faultTopic(i), "mdi:alert"))
         }
-        documents.append(sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert"))
+        // The device's lockout: after the one door's opener as before doors had names, else last.
+        let lockout = sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert")
+        documents.insert(lockout, at: covers.count == 1 && covers[0].id == nil ? 2 : documents.count)
         return documents
     }
 
