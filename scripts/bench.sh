@@ -376,10 +376,10 @@ if path("width-idle.txt"):
     if path("width-loaded.txt"):
         r["press_width"]["both_cores_busy"] = widths(path("width-loaded.txt"), 300)
 if path("doors.txt"):
-    s, _ = series(path("doors.txt"))
-    alone, busy = summary([x for x, _ in s["garaged.idle"]]), summary([x for x, _ in s["garaged.busy"]])
-    r["second_door"] = {"alone": alone, "while_first_presses": busy,
-                        "ratio": {k: ratio(busy[k + "_us"], alone[k + "_us"]) for k in ("median", "p99", "max")},
+    d2, _ = series(path("doors.txt"))
+    alone, pressing = summary([x for x, _ in d2["garaged.idle"]]), summary([x for x, _ in d2["garaged.busy"]])
+    r["second_door"] = {"alone": alone, "while_first_presses": pressing,
+                        "ratio": {k: ratio(pressing[k + "_us"], alone[k + "_us"]) for k in ("median", "p99", "max")},
                         "pulse_ms": {"first": 300, "second": 50}}
 if path("idle-after.txt"):
     s = int(E["BENCH_IDLE_S"])
