@@ -136,9 +136,9 @@ final class DoorLoop: Service, @unchecked Sendable {
             }
             // Time's work first when some is due (a request judges its door at its own time
             // anyway, so a turn that only brings a request goes straight to it).
-            for unit in controller.doors {
-                if let due = unit.door.nextDeadline, due <= clock.now() {
-                    carryOut(controller.tick(unit.door.index, at: clock.now(), wall: EventRecord.now()))
+            for i in controller.doors.indices {
+                if let due = controller.doors[i].door.nextDeadline, due <= clock.now() {
+                    carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
                 }
             }
             // Requests before anything that can wait: a press goes out first.
@@ -171,8 +171,12 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The earliest of the door's next event, a burst to summarise, a paused listener and the
     /// watchdog's next ping.
     private func nextDeadline() -> Instant? {
-        (controller.doors.map(\.door.nextDeadline) + [eventBursts.nextDeadline, logBursts.nextDeadline,
-         pausedListeners.values.min(), notifier?.nextDeadline]).compactMap { $0 }.min()
+        var earliest = [eventBursts.nextDeadline, logBursts.nextDeadline, pausedListeners.values.min(), notifier?.nextDeadline]
+            .compactMap { $0 }.min()
+        for i in controller.doors.indices {
+            if let due = controller.doors[i].door.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
