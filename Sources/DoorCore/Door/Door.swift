@@ -12,7 +12,7 @@
 /// never presses at start: a door found open is reported, not closed.
 /// Requests are in `Door+Requests.swift`, the switches in `Door+Sensors.swift`, the timers in
 /// `Door+Timers.swift`, the warning in `Door+Warning.swift`.
-public struct Door: Sendable {
+public struct Door: Sendable, Equatable {
     /// Why a press happened, for the log and the relay.
     public enum Press: String, Sendable {
         case open, close, autoClose = "auto-close"
