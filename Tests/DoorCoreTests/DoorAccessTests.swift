@@ -82,4 +82,48 @@ final class DoorAccessTests: XCTestCase {
         XCTAssertFalse(DoorAccess.unreadableFile.allows(1, door: "gate"), "an unreadable file lets no guest gain a door")
         XCTAssertTrue(DoorAccess.unreadableFile.allows(1, door: nil), "the one door of a config without sections is every PIN's")
     }
+
+    /// Two state machines under one clock: the gate's close waits for its warning while the
+    /// left door opens at once and arrives; the warned press falls due on the gate's own tick;
+    /// neither door's events or deadlines reach the other.
+    func testOneDoorWarnsWhileTheOtherOpens() throws {
+        let warned = DoorTiming(pulse: .milliseconds(300), travel: .seconds(1), autoClose: nil, warning: .seconds(5))
+        let doors = [DoorUnit(door: Door(timing: timing, index: 0), id: "left"),
+                     DoorUnit(door: Door(timing: warned, sensing: DoorSensing(closedSwitch: true), closed: false, index: 1), id: "gate")]
+        var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4), doors: doors, store: MemoryStore())
+        let close = c.handle(Array("12345@gate:O=0".utf8), from: owner, at: t(0))
+        XCTAssertEqual(close.replies, [.ok])
+        XCTAssertTrue(close.presses.isEmpty, "a close from a door not at CLOSED waits for the warning")
+        XCTAssertTrue(close.door.contains(.pressWarned(.close)), "\(close.door)")
+        c.warningShown(1, at: t(10))
+        let open = c.handle(Array("12345O=1".utf8), from: owner, at: t(100))
+        XCTAssertEqual(open.presses.map(\.door), [0], "the left door does not wait for the gate's warning")
+        XCTAssertEqual(c.relayReleased(0, at: t(400)).doorIndex, 0)
+        let left = c.tick(0, at: t(1_100))
+        XCTAssertTrue(left.door.contains(.moved(.open, bySomeoneElse: false)), "\(left.door)")
+        XCTAssertTrue(left.presses.isEmpty)
+        XCTAssertEqual(c.doors[1].door.nextDeadline, t(5_010), "the gate's press is due a whole warning after it showed")
+        let gate = c.tick(1, at: t(5_010))
+        XCTAssertEqual(gate.presses.map(\.door), [1])
+        XCTAssertEqual(gate.presses.map(\.reason), [.close])
+        XCTAssertEqual(c.door.position, .open, "the left door stayed where it went")
+    }
+
+    /// A fault on one door (both switches at once) refuses that door's presses and no other's.
+    func testAFaultOnOneDoorRefusesOnlyThatDoor() throws {
+        let both = DoorSensing(closedSwitch: true, openSwitch: true)
+        let doors = [DoorUnit(door: Door(timing: timing, index: 0), id: "left"),
+                     DoorUnit(door: Door(timing: timing, sensing: both, closed: true, open: true, index: 1), id: "gate")]
+        var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4), doors: doors, store: MemoryStore())
+        XCTAssertEqual(c.doors[1].door.fault, .sensors)
+        XCTAssertEqual(c.handle(Array("12345@gate:O=1".utf8), from: owner, at: t(0)).replies, [.error(.fault)])
+        XCTAssertEqual(c.handle(Array("12345O=1".utf8), from: owner, at: t(0)).presses.map(\.door), [0])
+        XCTAssertNil(c.status(0, at: t(0)).fault)
+        XCTAssertEqual(c.status(1, at: t(0)).fault, .sensors)
+        // The gate's switch moving changes the gate, never the left door.
+        let before = c.doors[0].door
+        _ = c.sensor(.open, of: 1, active: false, at: t(10))
+        _ = c.tick(1, at: t(200))
+        XCTAssertEqual(c.doors[0].door, before)
+    }
 }
