@@ -43,24 +43,19 @@ public struct DoorAccess: Equatable, Sendable {
 
     /// The sidecar's text: a comment line, then `<slot><TAB><door>,<door>...` per limited slot.
     public func encoded() -> [UInt8] {
-        var text = "# garaged door access: slot<TAB>the doors its PIN may use, comma-separated; a slot not listed may use every door\n"
-        for slot in doors.keys.sorted() { text += "\(slot)\t\(doors[slot]!.joined(separator: ","))\n" }
-        return Array(text.utf8)
+        SlotLines.encode(comment: "garaged door access: slot<TAB>the doors its PIN may use, comma-separated; a slot not listed may use every door",
+                         doors.mapValues { $0.joined(separator: ",") })
     }
 
     /// Reads the sidecar; a bad line is refused with its number.
     public static func decode(_ bytes: [UInt8]) throws(LabelsError) -> DoorAccess {
         var access = DoorAccess()
-        for (n, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = String(raw)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let tab = line.firstIndex(of: "\t"), let slot = Int(line[..<tab]), (1..<PinTable.maxCapacity).contains(slot) else {
-                throw .badLine(line: n + 1, reason: "expected a slot number from 1 to \(PinTable.maxCapacity - 1), a tab and the doors")
-            }
-            guard let doors = DoorAccess.names(String(line[line.index(after: tab)...])) else {
-                throw .badLine(line: n + 1, reason: "expected door names (a-z, 0-9, '-', at most \(DoorChoice.maxLength)) separated by commas")
+        try SlotLines.decode(bytes, expected: "the doors") { slot, text in
+            guard let doors = DoorAccess.names(text) else {
+                return "expected door names (a-z, 0-9, '-', at most \(DoorChoice.maxLength)) separated by commas"
             }
             access.set(doors, for: slot)
+            return nil
         }
         return access
     }

@@ -41,25 +41,15 @@ public struct Labels: Equatable, Sendable {
     }
 
     /// The sidecar's text: a comment line, then `<slot><TAB><label>` per labelled slot.
-    public func encoded() -> [UInt8] {
-        var text = "# garaged labels: slot<TAB>name, one per line\n"
-        for slot in names.keys.sorted() { text += "\(slot)\t\(names[slot]!)\n" }
-        return Array(text.utf8)
-    }
+    public func encoded() -> [UInt8] { SlotLines.encode(comment: "garaged labels: slot<TAB>name, one per line", names) }
 
-    /// Reads the sidecar; a bad line is refused with its number, so a hand edit gone wrong
-    /// is noticed rather than silently dropping names.
+    /// Reads the sidecar; a bad line is refused with its number.
     public static func decode(_ bytes: [UInt8]) throws(LabelsError) -> Labels {
         var labels = Labels()
-        for (n, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = String(raw)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let tab = line.firstIndex(of: "\t"), let slot = Int(line[..<tab]), (1..<PinTable.maxCapacity).contains(slot) else {
-                throw .badLine(line: n + 1, reason: "expected a slot number from 1 to \(PinTable.maxCapacity - 1), a tab and a name")
-            }
-            let name = String(line[line.index(after: tab)...])
-            if let problem = problem(with: name) { throw .badLine(line: n + 1, reason: problem) }
+        try SlotLines.decode(bytes, expected: "a name") { slot, name in
+            if let problem = problem(with: name) { return problem }
             labels.set(name, for: slot)
+            return nil
         }
         return labels
     }
