@@ -151,13 +151,18 @@ struct Daemon {
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
                             pairing: peripheral?.agent, clock: clock, log: log, history: history, events: events)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
-        let fields: [(String, String)] = [
+        // The first door's fields where the one door's always were, so its start line reads as before.
+        let first = setups[0].startFields
+        var fields: [(String, String)] = [
             ("pid", String(getpid())), ("pins", settings.pins), ("slots", "\(table.entries.count + 1)/\(table.capacity)"),
             ("listening", listeners.map(\.description).joined(separator: ", ")),
-            ("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
-            ("ble_security", settings.bluetooth.security.rawValue),
-            ("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit)),
-        ] + (setups.count > 1 ? [("doors", setups.map { $0.settings.id! }.joined(separator: ","))] : []) + setups[0].startFields
+        ]
+        fields += first.prefix(4)
+        fields += [("ble", settings.ble ? settings.bleAdapter ?? "first adapter" : "off"),
+                   ("ble_security", settings.bluetooth.security.rawValue)]
+        fields += first.dropFirst(4)
+        fields += [("events", settings.eventsPath), ("max_connections", String(loop.connectionLimit))]
+        if setups.count > 1 { fields.append(("doors", setups.map { $0.settings.id! }.joined(separator: ","))) }
         log.info("start", fields)
         for d in setups.dropFirst() { log.info("door-ready", [("door", d.settings.id!)] + d.startFields) }
         for d in setups { warnAboutAutoClose(d.unit.door.timing, sensing: d.settings.sensing, door: d.settings.id) }

@@ -78,7 +78,8 @@ struct DoorSetup {
                         keptCloseFailed: closeFailedKept)
     }
 
-    /// The door's part of the start line: its lines, timing and where it is.
+    /// The door's part of the start line: its relay and timing (the first four), then where it
+    /// is, its switches and outputs.
     var startFields: [(String, String)] {
         let t = unit.door.timing
         let autoClose = (t.autoClose.map { String($0.secondsRoundedUp) } ?? "off") + (storedInterval != nil ? " (set from the app)" : "")
