@@ -38,6 +38,13 @@ extension ATTServer {
         },
     ]
 
+    /// `routes` indexed by the opcode's byte: a phone's write finds its handler without hashing.
+    static let routeByOpcode: [Route?] = {
+        var table = [Route?](repeating: nil, count: 256)
+        for (opcode, route) in routes { table[Int(opcode.rawValue)] = route }
+        return table
+    }()
+
     /// The Write Response, encoded once: it has no fields.
     static let writeResponse = ATTWriteResponse().bytes
 

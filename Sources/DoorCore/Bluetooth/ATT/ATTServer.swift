@@ -70,7 +70,7 @@ public struct ATTServer: Sendable {
         case .response, .notification, .indication: return ATTServer.refused(.notARequest(opcode: raw))
         case .request, .command, .confirmation: break
         }
-        guard let route = ATTServer.routes[opcode] else {
+        guard let route = ATTServer.routeByOpcode[Int(raw)] else {
             return ATTServer.refused(opcode.kind == .command ? .unsupportedCommand(opcode: raw) : .unsupportedRequest(opcode: raw))
         }
         return route(&self, pdu)
