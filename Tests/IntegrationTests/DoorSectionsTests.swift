@@ -65,6 +65,7 @@ final class DoorSectionsTests: GaragedTestCase {
             ("[door a]\n[door a]\n", [":2:", "door 'a' is declared twice (first on line 1)"]),
             ("[door Left]\n", [":1:", "'Left' is not a door name", "a-z, 0-9 and '-'"]),
             ("[door a-very-long-door-name]\n", [":1:", "is not a door name"]),
+            ("[door 12]\n", [":1:", "'12' is not a door name: digits alone are a door's number"]),
             ("[door]\n", [":1:", "'[door]' is not a section header", "[door NAME]"]),
             ("[gate a]\n", [":1:", "'[gate a]' is not a section header"]),
             ((1...9).map { "[door d\($0)]\nrelay = sim:\(dir)/d\($0).trace\n" }.joined(), [":17:", "[door d9] would be door 9", "at most 8 doors"]),

@@ -14,7 +14,7 @@ extension Controller {
         var outcome = Outcome()
         outcome.doorIndex = index
         report(doors[index].door.advance(to: now), at: now, wall: wall, into: &outcome)
-        outcome.command = command.rawValue.lowercased() + (doors.count > 1 ? doors[index].id.map { " @\($0)" } ?? "" : "")
+        outcome.command = logName(command.rawValue.lowercased(), index)
         let kind: EventRecord.Kind = command == .open ? .open : command == .close ? .close : .halt
         if refuseIfStale(age, &outcome) {
             outcome.records += tagged([EventRecord(time: wall, kind: .stale, source: source.description, detail: command.rawValue.lowercased())], index)

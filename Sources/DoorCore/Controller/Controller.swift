@@ -136,9 +136,7 @@ public struct Controller: Sendable {
                 : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
             return
         }
-        if doors.count > 1, request.command.isAboutADoor, let id = doors[outcome.doorIndex].id {
-            outcome.command = "\(request.command.name) @\(id)"
-        }
+        if request.command.isAboutADoor { outcome.command = logName(request.command.name, outcome.doorIndex) }
         if request.command.needsMaster && !source.mayManage {
             outcome.replies = [.error(.admin)]
             return
@@ -245,6 +243,12 @@ public struct Controller: Sendable {
         // With several doors, each push says which door it is about (`@2:S OPEN`).
         let pushes = events.compactMap { $0.push(door, at: now) }
         outcome.pushes += doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) }
+    }
+
+    /// A command's name for the log, with its door when there are several (`open @gate`).
+    func logName(_ command: String, _ index: Int) -> String {
+        guard doors.count > 1, let id = doors[index].id else { return command }
+        return "\(command) @\(id)"
     }
 
     /// With several doors, the history names the door each record is about.

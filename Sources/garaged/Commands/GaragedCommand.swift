@@ -21,7 +21,7 @@ struct GaragedCommand: ParsableCommand {
         settings (the settings for all doors stay above the first section), and \
         --door.NAME.KEY VALUE (--door.NAME.no-KEY for an on/off one) sets door NAME's KEY from \
         the command line, adding the door when the file has no such section. NAME is 1 to 16 of \
-        a-z, 0-9 and '-'; the first door is the one the book's app opens. \
+        a-z, 0-9 and '-', not digits alone; the first door is the one the book's app opens. \
         The default relay is a simulated line that records each transition in a trace file. \
         `garaged doctor` takes the same settings and says what to fix before the first start.
 

@@ -11,7 +11,6 @@ extension DoorLoop {
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
         let index = outcome.doorIndex, outputs = doors[index].outputs
-        let door = controller.doors[index].door
         var warningFailed = false
         // With several doors, each line names the door it is about.
         let tag: [(String, String)] = doors.count > 1 ? [("door", controller.doors[index].id ?? String(index + 1))] : []
@@ -30,7 +29,7 @@ extension DoorLoop {
                     warningFailed = true
                 }
             case .pressWarned(let p):
-                log.info("warning", tag + [("press", p.rawValue), ("after_s", String(door.timing.warning?.secondsRoundedUp ?? 0))])
+                log.info("warning", tag + [("press", p.rawValue), ("after_s", String(controller.doors[index].door.timing.warning?.secondsRoundedUp ?? 0))])
             case .light(let on):
                 _ = outputs.set(.light, on, log: log, tag)
             case .moved(let position, let bySomeoneElse):
