@@ -18,8 +18,8 @@ let package = Package(
         // no sockets, no files, no clocks: what it needs of them comes in through protocols.
         .target(name: "DoorCore"),
         // DoorCore's adapters to the system: crash-safe files (the table, its lock, labels, the
-        // history, the closing interval) and the clocks.
-        .target(name: "DoorSystem", dependencies: ["DoorCore"]),
+        // history, the closing interval), the clocks, and libcrypto for HomeKit.
+        .target(name: "DoorSystem", dependencies: ["DoorCore", "CCrypto"]),
         // libgpiod headers and link flags; PKG_CONFIG_PATH picks v1 or v2.
         .systemLibrary(
             name: "CGpiod",
@@ -50,6 +50,9 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // OpenSSL's libcrypto, one call per primitive HomeKit uses (hashes, HKDF, ChaCha20-Poly1305,
+        // Ed25519, X25519, SRP's big-number arithmetic), on plain byte buffers.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // libmosquitto for a client driven from garaged's own poll loop: callbacks become events.
         .target(name: "CMQTT", dependencies: ["CMosquitto"]),
         .executableTarget(

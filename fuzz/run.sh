@@ -23,6 +23,12 @@ seed mgmt '\x07\x17\x00\x00\x00\x0c\x00\x01\x00\x01\x01\xaa\x00\x01\x40\xe2\x01\
 seed bonds '\x07{"label":"a","admin":true,"address":"00:AA:01:01:00:01","address_type":"public","ltk":"000102030405060708090A0B0C0D0E0F","ltk_type":3,"central":0,"enc_size":16,"ediv":0,"rand":"0000000000000000","since":1}\n'
 seed door '\x0512345O=1\n\x03\n\x01\n\x02x\n\x04\n\x04\n12345H=1\n12345O=0\n\x04\n'
 
+seed tlv '\x08\x06\x01\x01\x00\x01\x00\x13\x01\x10\x01\x00\x09\x02ab'; seed tlv-error '\x08\x06\x01\x02\x07\x01\x03\x08\x01\x3c'
+seed http '\x09\x05GET /accessories HTTP/1.1\r\nHost: garage._hap._tcp.local\r\n\r\n'
+seed http-pipe '\x09\x03PUT /characteristics HTTP/1.1\r\nContent-Type: application/hap+json\r\nContent-Length: 2\r\n\r\n{}GET /characteristics?id=1.9,1.10&ev=1 HTTP/1.1\r\n\r\n'
+seed http-pair '\x09\x07POST /pair-setup HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: 6\r\n\r\n\x06\x01\x01\x00\x01\x00'
+seed http-chunked '\x09\x01POST /pairings HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
+
 log=.fuzz.log
 set +e
 SWIFT_BACKTRACE=enable=no "$bin" "$corpus" -max_total_time="$seconds" -max_len=300 \

@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/deps.sh
+# The HomeKit tests' controller: aiohomekit (Home Assistant's), from PyPI.
+GARAGED_HAPCTL_PYTHON="$(scripts/homekit-tools.sh)"
+export GARAGED_HAPCTL_PYTHON
 swift build --build-tests -Xswiftc -warnings-as-errors 2>&1 | { grep -v '^\[' || true; }
 swift test --skip-build "$@"
 if [ $# -eq 0 ]; then

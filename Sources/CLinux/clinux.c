@@ -24,6 +24,10 @@ int clinux_accept_nonblocking(int listener) {
     return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
+int clinux_accept_peer(int listener, struct sockaddr *peer, socklen_t *len) {
+    return accept4(listener, peer, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
 int64_t clinux_peer_uid(int fd) {
     struct ucred cred;
     socklen_t len = sizeof cred;

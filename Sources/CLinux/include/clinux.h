@@ -1,6 +1,7 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 
+#include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -13,6 +14,9 @@ int clinux_ppoll(struct pollfd *fds, unsigned long nfds, int64_t timeout_ns);
 
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int clinux_accept_nonblocking(int listener);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC, also saying who connected (a TCP peer).
+int clinux_accept_peer(int listener, struct sockaddr *peer, socklen_t *len);
 
 /// The peer's uid from SO_PEERCRED, or -1.
 int64_t clinux_peer_uid(int fd);

@@ -33,4 +33,14 @@ extension Controller {
         outcome.records += tagged([EventRecord(time: wall, kind: kind, source: source.description, detail: detail)], index)
         return outcome
     }
+
+    /// Switches a door's light for a channel (HomeKit's Lightbulb), as `L=` does for a PIN.
+    public mutating func light(on: Bool, for index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
+        var outcome = Outcome()
+        outcome.doorIndex = index
+        report(doors[index].door.advance(to: now), at: now, wall: wall, into: &outcome)
+        outcome.command = logName(on ? "light on" : "light off", index)
+        outcome.replies = [decide(doors[index].door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
+        return outcome
+    }
 }

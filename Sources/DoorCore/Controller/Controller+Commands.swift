@@ -78,7 +78,7 @@ extension Controller {
     }
 
     /// Carries a door decision into the outcome; returns its reply.
-    private mutating func decide(_ decision: Door.Decision, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> Reply {
+    mutating func decide(_ decision: Door.Decision, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> Reply {
         report(decision.events, at: now, wall: wall, byRequest: true, into: &outcome)
         return decision.reply
     }
@@ -143,6 +143,9 @@ extension Controller {
             return []
         case .unpair(let label):
             outcome.query = .unpair(label)
+            return []
+        case .homekit(let verb):
+            outcome.query = .homekit(verb)
             return []
         }
     }

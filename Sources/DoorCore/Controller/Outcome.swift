@@ -64,5 +64,7 @@ extension Controller {
         case pair(PairingWindow.Request)
         case phones
         case unpair(String)
+        /// HomeKit's accessory lives in the daemon.
+        case homekit(LocalCommand.HomeKitVerb)
     }
 }

@@ -31,6 +31,14 @@ public enum LocalCommand: Equatable, Sendable {
     /// `Ldoors <slot> <door>[,<door>...]|all`: limits a used slot's PIN to some doors, or lets
     /// it use every door again.
     case doors(slot: Int, [String]?)
+    /// `Lhomekit[ pairings|reset]`: the setup code and URI, the paired controllers, or forgetting
+    /// every pairing with a new code.
+    case homekit(HomeKitVerb)
+
+    /// What `Lhomekit` asks.
+    public enum HomeKitVerb: String, Equatable, Sendable {
+        case info, pairings, reset
+    }
 
     /// What a follower is pushed.
     public enum FollowTopic: String, Equatable, Sendable {
@@ -60,6 +68,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .phones: return "phones"
         case .unpair: return "unpair"
         case .doors(let slot, _): return "doors \(slot)"
+        case .homekit(let verb): return verb == .info ? "homekit" : "homekit " + verb.rawValue
         }
     }
 
@@ -77,6 +86,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .phones: return "phones"
         case .unpair(let label): return "unpair " + label
         case .doors(let slot, let doors): return "doors \(slot) " + (doors?.joined(separator: ",") ?? "all")
+        case .homekit(let verb): return verb == .info ? "homekit" : "homekit " + verb.rawValue
         }
     }
 
@@ -105,6 +115,9 @@ public enum LocalCommand: Equatable, Sendable {
             guard words.count == 2, topic == .log, let since = Int64(words[1]) else { return nil }
             return .follow(topic, since: since)
         case "phones": return rest == nil ? .phones : nil
+        case "homekit":
+            guard let rest else { return .homekit(.info) }
+            return HomeKitVerb(rawValue: rest).flatMap { $0 == .info ? nil : .homekit($0) }
         case "unpair":
             guard let rest, !rest.isEmpty, let name = label(rest), let name else { return nil }
             return .unpair(name)

@@ -58,6 +58,12 @@ struct Catalog: Sendable {
     let mqttDiscoveryPrefix = Setting.text("mqtt-discovery-prefix", "Home Assistant's discovery prefix.", value: "PREFIX", default: "homeassistant")
     let mqttCommands = Setting.flag("mqtt-commands", "Take OPEN, CLOSE and STOP from the command topic; whoever may publish there can open the house, so lock it down with the broker's ACL (--no-mqtt-commands: state only).", default: false)
 
+    // Apple Home.
+    let homekit = Setting.flag("homekit", "Be a HomeKit garage door (Apple Home, Siri, CarPlay): pair with `garage-pins homekit`'s code or QR code.", default: false)
+    let homekitPort = Setting.number("homekit-port", "HomeKit's TCP port (0: any free port, said in the log).", value: "PORT", 0...65535, default: 51826, unit: "a TCP port")
+    let homekitBind = Setting.optional("homekit-bind", "Listen for HomeKit on this address only.", value: "ADDR", defaultText: "every address")
+    let homekitName = Setting.text("homekit-name", "The accessory's name in the Home app.", value: "NAME", default: "Garage Door")
+
     /// Every setting above, in declaration order.
     static let all: [AnySetting] = Mirror(reflecting: shared).children.compactMap { ($0.value as? any ErasableSetting)?.erased }
 

@@ -73,8 +73,9 @@ struct Daemon {
             let labelsPath = LabelsFile(tablePath: settings.pins).path
             let accessPath = DoorAccessFile(tablePath: settings.pins).path
             let bondsPath = BondsFile(tablePath: settings.pins).path
+            let homekitPath = HomeKitFile(tablePath: settings.pins).path
             let others = settings.doors.indices.flatMap { DoorSetup.keptPaths(tablePath: settings.pins, $0, settings.doors[$0]) }
-            for stale in ([settings.pins, labelsPath, accessPath, bondsPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
+            for stale in ([settings.pins, labelsPath, accessPath, bondsPath, homekitPath] + others).flatMap(AtomicFile.removeStaleTemporaries(of:)) {
                 log.warning("stale-temporary-removed", ["file": stale, "why": "left by a save that was interrupted (a copy of the table or a file beside it)"])
             }
             table = try tableFile.load()
@@ -93,7 +94,9 @@ struct Daemon {
             }
         }
         var listeners: [Listener] = []
+        let homekit: HomeKitAccessory?
         do {
+            homekit = try settings.homekit ? startHomeKit(clock: clock, listeners: &listeners) : nil
             let local = try LocalListener(path: settings.socket,
                                           group: settings.socketGroup.map { ($0.name, $0.gid) },
                                           required: settings.socketGroup?.explicit ?? false)
@@ -146,10 +149,10 @@ struct Daemon {
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
         let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, inbox: inbox, log: log, bonds: bonds) : nil
-        let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? [])
+        let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? []) + (homekit.map { [$0] } ?? [])
         let loop = DoorLoop(controller: controller, doors: parts,
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
-                            pairing: peripheral?.agent, clock: clock, log: log, history: history, events: events)
+                            pairing: peripheral?.agent, homekit: homekit, clock: clock, log: log, history: history, events: events)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
         // The first door's fields where the one door's always were, so its start line reads as before.
         let first = setups[0].startFields
@@ -189,6 +192,27 @@ struct Daemon {
         withExtendedLifetime(lock) {}
         log.info("stopped", ["relay": "inactive"])
         log.flush()
+    }
+
+    /// The HomeKit accessory and its listener: the kept keys and pairings (made on the first
+    /// start), the database of the configured doors. The setup code is never logged.
+    private func startHomeKit(clock: any MonotonicClock, listeners: inout [Listener]) throws(ConfigError) -> HomeKitAccessory {
+        let crypto = LibCrypto()
+        let database = HAPDatabase(name: settings.homekitName,
+                                   doors: settings.doors.map { HAPDatabase.Door(name: $0.name ?? $0.id ?? settings.homekitName, hasLight: $0.light != nil) },
+                                   firmware: BuildInfo.version, serial: "garaged")
+        let file = HomeKitFile(tablePath: settings.pins)
+        let state: HAPAccessoryState
+        do { state = try HomeKitAccessory.load(file: file, database: database, crypto: crypto) } catch {
+            throw ConfigError("\(error.description); fix the file, or remove it to make a new accessory (every controller must then pair again)")
+        }
+        let accessory = HomeKitAccessory(state: state, file: file, database: database, crypto: crypto, log: log)
+        let listener = try HomeKitListener(bind: settings.homekitBind, port: settings.homekitPort, accessory: accessory, clock: clock)
+        listeners.append(listener)
+        log.info("homekit", ["port": String(listener.port), "address": listener.address, "id": state.id,
+                             "paired": String(state.pairings.count), "config_number": String(state.configNumber),
+                             "category": String(database.category)])
+        return accessory
     }
 
     /// Says at start what an automatic close will do without the safeguards a garage should

@@ -88,6 +88,8 @@ extension DoorLoop {
                     case .request(let bytes, let receivedAt):
                         connection.deliver(handle(bytes, receivedAt: receivedAt, from: connection))
                         flushPushes()
+                    case .commands(let commands):
+                        connection.judged(commands.map { handle($0) })
                     }
                 }
             }

@@ -62,6 +62,8 @@ extension DoorLoop {
             return phones.map { .record($0.publicRecord) } + [.listed(count: phones.count)]
         case .unpair(let label):
             return unpair(label, by: source)
+        case .homekit(let verb):
+            return homekitAnswer(verb, by: source)
         case nil:
             return outcome.replies
         }
@@ -77,6 +79,55 @@ extension DoorLoop {
         var extra: [(String, String)] = []
         if let why = outcome.refusal { extra.append(("why", why)) }
         logRequest(source, command: outcome.command ?? "?", result: outcome.result, changed: outcome.changedSomething, extra: extra)
+    }
+
+    /// `Lhomekit`: the setup code and URI (never logged), the pairings, or a reset.
+    private func homekitAnswer(_ verb: LocalCommand.HomeKitVerb, by source: RequestSource) -> [Reply] {
+        guard let homekit else { return [.error(.homekit)] }
+        let state = homekit.state
+        switch verb {
+        case .info:
+            let uri = SetupCode.setupURI(code: state.setupCode, setupID: state.setupID, category: homekit.database.category)
+            return [.record(.object([
+                ("setup_code", .string(state.setupCode)), ("setup_uri", .string(uri)), ("setup_id", .string(state.setupID)),
+                ("paired", .bool(state.isPaired)), ("pairings", .number(Int64(state.pairings.count))), ("id", .string(state.id)),
+                ("name", .string(homekit.database.name)), ("category", .number(Int64(homekit.database.category))),
+                ("config_number", .number(Int64(state.configNumber))), ("failed_setups", .number(Int64(state.failedSetups))),
+                ("setup_locked", .bool(state.failedSetups >= HAPAccessoryState.maxFailures)),
+            ])), .ok]
+        case .pairings:
+            return state.pairings.map { .record(.object([("id", .string($0.id)), ("admin", .bool($0.admin))])) }
+                + [.listed(count: state.pairings.count)]
+        case .reset:
+            guard homekit.reset() else { return [.error(.store)] }
+            log.warning("homekit-reset", ["by": source.description, "effect": "every pairing forgotten, a new setup code, every session closed"])
+            return [.ok]
+        }
+    }
+
+    /// A front end's door command (HomeKit): judged by the door's rules at once (it was read
+    /// this turn); true when the door accepted it.
+    func handle(_ command: DoorCommand) -> Bool {
+        let now = clock.now()
+        let outcome: Controller.Outcome
+        switch command.action {
+        case .move(let move):
+            outcome = controller.command(move, for: command.door, from: command.source, at: now, wall: EventRecord.now(), age: .zero)
+        case .light(let on):
+            outcome = controller.light(on: on, for: command.door, from: command.source, at: now, wall: EventRecord.now())
+        case .identify:
+            log.info("identify", ["source": command.source.description])
+            // The light changes for a moment's notice; without one, the log line is all.
+            guard doors[command.door].outputs.light != nil else { return true }
+            outcome = controller.light(on: !controller.doors[command.door].door.lightOn, for: command.door, from: command.source,
+                                       at: now, wall: EventRecord.now())
+        }
+        for permit in outcome.presses { press(permit) }
+        carryOut(outcome, summaryKey: command.source.summaryKey, pressed: true)
+        var extra: [(String, String)] = []
+        if let why = outcome.refusal { extra.append(("why", why)) }
+        logRequest(command.source, command: outcome.command ?? "?", result: outcome.result, changed: outcome.changedSomething, extra: extra)
+        return !outcome.result.isError
     }
 
     /// Logs a request: in full when it changed something, otherwise once per burst of the same

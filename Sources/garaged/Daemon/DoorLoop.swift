@@ -69,6 +69,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     let notifier: ServiceNotifier?
     /// The Bluetooth pairing agent, with `--ble-security paired`.
     let pairing: PairingAgent?
+    /// The HomeKit accessory, with `--homekit` (its sessions are among `connections`).
+    let homekit: HomeKitAccessory?
     /// What the history's stop record says (the signal); set before `stop`.
     var stopReason = "stopped"
 
@@ -80,7 +82,7 @@ final class DoorLoop: Service, @unchecked Sendable {
     }
 
     init(controller: Controller, doors: [DoorParts], listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
-         pairing: PairingAgent? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
+         pairing: PairingAgent? = nil, homekit: HomeKitAccessory? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
          events: EventWriter? = nil) {
         self.controller = controller
         self.doors = doors
@@ -89,6 +91,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         self.subscribers = subscribers
         self.notifier = notifier
         self.pairing = pairing
+        self.homekit = homekit
         self.clock = clock
         self.log = log
         self.history = history

@@ -28,6 +28,26 @@ protocol Connection: AnyObject {
     func flush()
     /// Closes the socket.
     func close()
+    /// The loop's verdicts on the `commands` a packet carried, in order (true: accepted).
+    func judged(_ accepted: [Bool])
+}
+
+extension Connection {
+    func judged(_ accepted: [Bool]) {}
+}
+
+/// A front end's request to act on a door (HomeKit's writes): judged by the door's rules in
+/// the loop, like Home Assistant's commands, never performed by the front end itself.
+struct DoorCommand: Sendable {
+    enum Action: Equatable, Sendable {
+        case move(Controller.ChannelCommand)
+        case light(Bool)
+        /// HomeKit's identify: show the accessory (the light, or the warning) for a moment.
+        case identify
+    }
+    var door: Int
+    var action: Action
+    var source: RequestSource
 }
 
 /// What one read of a connection found.
@@ -47,6 +67,8 @@ enum Incoming {
     case request([UInt8], receivedAt: Int64)
     /// A request refused by the transport itself (e.g. a socket line over 64 bytes).
     case refused(Reply, why: String)
+    /// Door commands from a front end; the loop answers with `Connection.judged`.
+    case commands([DoorCommand])
 }
 
 /// A socket that new connections arrive on. Made on one thread (the Bluetooth supervisor makes

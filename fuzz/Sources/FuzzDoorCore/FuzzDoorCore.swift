@@ -7,13 +7,14 @@ private struct NullStore: PinTableSaving {
 
 /// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
 /// what the product promises for any bytes at all (no crash, records of at most 20 bytes over
-/// Bluetooth, round trips), and traps when a promise is broken.
+/// Bluetooth, round trips), and traps when a promise is broken. Selectors 8 and 9 (TLV8, HTTP)
+/// came later: 5 still falls to the controller case.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 8 {
+    switch bytes[0] % 10 {
     case 0:  // the command codec: a request decoded and encoded again is the same request
         if case .success(let request) = CommandCodec.decode(input) {
             precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
@@ -66,6 +67,51 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = ManagementEvent.decode(input)
         if case .success(let phones) = BondedPhones.decode(input) {
             precondition(BondedPhones.decode(phones.encoded()) == .success(phones))
+        }
+    case 8:  // TLV8: what decodes is written back to bytes that decode to the same items, and
+             // items of any lengths (0, 255, 510... in a row of one type) read back as written
+        if let items = try? TLV8.decode(input) {
+            let again = try! TLV8.decode(TLV8.encode(items.map { ($0.type, $0.value) }))
+            precondition(again.map(\.type) == items.map(\.type) && again.map(\.value) == items.map(\.value))
+        }
+        let lengths = [0, 1, 254, 255, 256, 509, 510, 511]
+        var made: [(UInt8, [UInt8])] = []
+        for i in stride(from: 0, to: input.count - 1, by: 2) {
+            let fill = input[i + 1]
+            made.append((input[i] % 3, [UInt8](repeating: fill, count: lengths[Int(fill % 8)])))
+        }
+        let back = try! TLV8.decode(TLV8.encode(made))
+        precondition(back.map { $0.type } == made.map { $0.0 } && back.map { $0.value } == made.map { $0.1 })
+    case 9:  // the HAP server's HTTP parser: fed in chunks of varying size it yields the same
+             // requests, and the same refusal, as fed at once; every body is its Content-Length
+        func run(_ chunks: [ArraySlice<UInt8>]) -> ([HTTPRequest], HTTPParseError?) {
+            var parser = HTTPRequestParser(maxHeaderBytes: 160, maxBodyBytes: 48)
+            var requests: [HTTPRequest] = []
+            for chunk in chunks {
+                parser.feed(chunk)
+                do {
+                    while let request = try parser.next() { requests.append(request) }
+                } catch {
+                    return (requests, error)
+                }
+            }
+            return (requests, nil)
+        }
+        guard let seed = input.first else { break }
+        let data = input.dropFirst()
+        var chunks: [ArraySlice<UInt8>] = []
+        var rest = data, state = UInt32(seed)
+        while !rest.isEmpty {
+            state = state &* 1_103_515_245 &+ 12_345
+            let n = Int(state >> 16) % 23 + 1
+            chunks.append(rest.prefix(n))
+            rest = rest.dropFirst(n)
+        }
+        let (requests, refusal) = run(chunks), whole = run([data])
+        precondition(requests == whole.0 && refusal == whole.1)
+        for request in requests {
+            precondition(request.body.count == Int(request.header("content-length") ?? "0")!)
+            precondition(request.body.count <= 48)
         }
     default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
               // one notification, and no press goes toward the end a switch says the door is at

@@ -1,0 +1,53 @@
+/// One door as HomeKit reads it: CurrentDoorState (Open 0, Closed 1, Opening 2, Closing 3,
+/// Stopped 4), TargetDoorState (Open 0, Closed 1), ObstructionDetected and the light.
+public struct HAPDoorView: Equatable, Sendable {
+    public var current: Int
+    public var target: Int
+    public var obstruction: Bool
+    public var light: Bool?
+
+    public static let open = 0, closed = 1
+
+    public init(current: Int, target: Int, obstruction: Bool, light: Bool?) {
+        self.current = current
+        self.target = target
+        self.obstruction = obstruction
+        self.light = light
+    }
+}
+
+/// Turns a door's status into what HomeKit shows, remembering what HomeKit cannot be told
+/// directly: the target of a STOPPED door and a close that did not finish.
+/// - CurrentDoorState is the door's state as `S` reports it, sensed or believed.
+/// - TargetDoorState follows the door when it moves by hand or by remote (so the Home app
+///   never sticks at "Opening…"); during a warned close the door is still Open with target
+///   Closed, which the Home app shows as "Closing…".
+/// - ObstructionDetected is true after a close that did not reach CLOSED, until it is next
+///   seen closed.
+public struct HAPDoorFollower: Sendable {
+    private var stoppedTarget = HAPDoorView.open
+    private var failedClose = false
+
+    public init() {}
+
+    public mutating func view(of status: DoorStatus) -> HAPDoorView {
+        if status.fault == .didNotClose { failedClose = true }
+        if status.position == .closed { failedClose = false }
+        let current: Int
+        var target: Int
+        switch status.position {
+        case .open: current = 0; target = HAPDoorView.open
+        case .closed: current = 1; target = HAPDoorView.closed
+        case .opening: current = 2; target = HAPDoorView.open
+        case .closing: current = 3; target = HAPDoorView.closed
+        case .stopped: current = 4; target = stoppedTarget
+        }
+        // A warned close: still open, already on its way to closed.
+        if status.warningOn && status.position != .closing && status.closesAt != nil { target = HAPDoorView.closed }
+        if status.position != .stopped { stoppedTarget = target }
+        return HAPDoorView(current: current, target: target, obstruction: failedClose, light: status.light)
+    }
+
+    /// A write of TargetDoorState the door accepted: a STOPPED door keeps it as its target.
+    public mutating func accepted(target: Int) { stoppedTarget = target }
+}

@@ -1,0 +1,136 @@
+import DoorCore
+import DoorSystem
+
+/// garaged as one HomeKit accessory: its kept state (keys, setup code, pairings), the one
+/// pair-setup at a time, the accessory database, how each door reads in HomeKit, and the
+/// encrypted sessions to tell. It is a `DoorSubscriber`: each status change becomes the values
+/// HomeKit reads and the events subscribed controllers are sent. Used on the door loop's thread
+/// only (connections, status and commands all come there), so it needs no lock.
+final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
+    private(set) var state: HAPAccessoryState
+    let file: HomeKitFile
+    let crypto: any HAPCrypto
+    let database: HAPDatabase
+    let log: Logger
+    var pairSetup = PairSetup()
+    private var followers: [HAPDoorFollower]
+    /// Each door as HomeKit last read it.
+    private(set) var views: [HAPDoorView]
+    /// The open sessions, to send events to and to close when a pairing goes.
+    private var sessions: [ObjectIdentifier: WeakConnection] = [:]
+    /// Told when the pairings change (the mDNS `sf` record).
+    var pairingsChanged: (@Sendable (Bool) -> Void)?
+
+    struct WeakConnection { weak var connection: HomeKitConnection? }
+
+    init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, log: Logger) {
+        self.state = state
+        self.file = file
+        self.database = database
+        self.crypto = crypto
+        self.log = log
+        followers = Array(repeating: HAPDoorFollower(), count: database.doors.count)
+        views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
+    }
+
+    /// The kept state, or a new accessory (made and saved on the first start with HomeKit on);
+    /// the configuration number goes up when the database is not the one it was given for.
+    static func load(file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto) throws(StoreError) -> HAPAccessoryState {
+        var state = try file.load() ?? HAPAccessoryState.fresh(crypto: crypto)
+        let digest = database.digest
+        if state.databaseDigest != digest {
+            if !state.databaseDigest.isEmpty { state.configNumber = state.configNumber % 65535 + 1 }
+            state.databaseDigest = digest
+            try file.save(state)
+        }
+        return state
+    }
+
+    // MARK: sessions
+
+    func opened(_ c: HomeKitConnection) { sessions[ObjectIdentifier(c)] = WeakConnection(connection: c) }
+    func closed(_ c: HomeKitConnection, id: Int) {
+        sessions[ObjectIdentifier(c)] = nil
+        pairSetup.connectionClosed(id)
+    }
+
+    private var live: [HomeKitConnection] { sessions.values.compactMap(\.connection) }
+
+    // MARK: the kept state
+
+    /// Applies a change to the kept state and saves it; false (said in the log) when it could
+    /// not be saved, in which case nothing changed.
+    func change(_ what: String, _ body: (inout HAPAccessoryState) -> Void) -> Bool {
+        var copy = state
+        body(&copy)
+        do { try file.save(copy) } catch {
+            log.error("homekit-save-failed", ["what": what, "error": error.description])
+            return false
+        }
+        let wasPaired = state.isPaired
+        state = copy
+        if wasPaired != state.isPaired { pairingsChanged?(state.isPaired) }
+        // A controller whose pairing went has no session any more.
+        for c in live where c.controller.map({ state.pairing($0) == nil }) ?? false { c.closeAfterReplies() }
+        return true
+    }
+
+    /// `garage-pins homekit reset`: every pairing forgotten, a new setup code, every session closed.
+    func reset() -> Bool {
+        let ok = change("reset") { $0.reset(crypto: crypto) }
+        if ok { for c in live { c.closeAfterReplies() } }
+        return ok
+    }
+
+    // MARK: the doors
+
+    func statusChanged(_ doors: [DoorStatus], at now: Instant) {
+        var changed: [(HAPCharacteristicID, JSONValue)] = []
+        for (i, status) in doors.enumerated() where i < views.count {
+            let old = views[i]
+            views[i] = followers[i].view(of: status)
+            changed += differences(door: i, from: old, to: views[i])
+        }
+        tell(changed)
+    }
+
+    /// Sends each subscribed session the values that changed (one event message each).
+    func tell(_ changed: [(HAPCharacteristicID, JSONValue)]) {
+        guard !changed.isEmpty else { return }
+        for c in live { c.sendEvent(changed) }
+    }
+
+    private func differences(door: Int, from a: HAPDoorView, to b: HAPDoorView) -> [(HAPCharacteristicID, JSONValue)] {
+        database.notifying.compactMap { id, c in
+            guard c.door == door, value(c, in: a) != value(c, in: b) else { return nil }
+            return (id, value(c, in: b))
+        }
+    }
+
+    /// The current value of a characteristic, as JSON.
+    func value(_ c: HAPCharacteristic) -> JSONValue {
+        guard let d = c.door, d < views.count else { return value(c, in: nil) }
+        return value(c, in: views[d])
+    }
+
+    private func value(_ c: HAPCharacteristic, in v: HAPDoorView?) -> JSONValue {
+        switch c {
+        case .identify: return .null
+        case .text(let s): return .string(s)
+        case .currentDoorState: return .number(Int64(v?.current ?? 1))
+        case .targetDoorState: return .number(Int64(v?.target ?? 1))
+        case .obstructionDetected: return .bool(v?.obstruction ?? false)
+        case .lightOn: return .bool(v?.light ?? false)
+        }
+    }
+
+    /// A target write the door accepted.
+    func accepted(target: Int, door: Int) { followers[door].accepted(target: target) }
+
+    /// A refused target write: every session is told the real target again, so the Home app
+    /// does not keep showing the refused one.
+    func refused(door: Int) {
+        guard let (id, c) = database.notifying.first(where: { $0.1 == .targetDoorState(door: door) }) else { return }
+        tell([(id, value(c))])
+    }
+}
