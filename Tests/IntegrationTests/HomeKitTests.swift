@@ -9,7 +9,7 @@ import XCTest
 /// (GARAGED_HAPCTL_PYTHON).
 final class HomeKitTests: GaragedTestCase {
     /// The one door's characteristics in the accessory database.
-    static let current = "1.17", target = "1.18"
+    static let current = "1.17", target = "1.18", obstruction = "1.19"
 
     private var pairingFile: String { dir + "/controller.json" }
 
@@ -164,4 +164,40 @@ final class HomeKitTests: GaragedTestCase {
         XCTAssertEqual(values(read), [HomeKitTests.current: 1, HomeKitTests.target: 1], read.stdout)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// The photo-eye (`--sensor-obstruction`): HomeKit's ObstructionDetected follows the beam by
+    /// events; a close from HomeKit while it is broken is refused (207, nothing pressed, no
+    /// warning) and TargetDoorState stays Open; the socket's `O=0` gets ERR OBSTRUCTED.
+    func testAnObstructionIsShownAndHoldsEveryCloseBack() throws {
+        let eye = dir + "/eye"
+        try setSwitch(eye, false)
+        let daemon = try homekitDaemon(["--auto-close-s", "0", "--sensor-obstruction", "sim:" + eye], sensed: true)
+        XCTAssertEqual(try pair(daemon).termination, .exited(0))
+        let port = try port(daemon)
+        try move(open: true)
+        try waitForDoor(daemon, "OPEN")
+        let ready = dir + "/watching"
+        let watch = try spawn(try python(), [hapctl, "watch", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.obstruction,
+                                             "--until", HomeKitTests.obstruction + "=true", "--ready-file", ready, "--timeout", "20"],
+                              name: "hapctl-watch-eye")
+        waitUntil("the subscription", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: ready) }
+        try setSwitch(eye, true)
+        XCTAssertEqual(watch.waitForExit(timeout: .seconds(20)), .exited(0), "ObstructionDetected went true: " + watch.stdout + watch.stderr)
+
+        let close = try run(["put", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target + "=1"])
+        XCTAssertEqual(close.termination, .exited(4), "the close is refused: " + close.stdout + close.stderr)
+        XCTAssertTrue(close.stdout.contains("-70402"), close.stdout)
+        XCTAssertEqual(try daemon.connect().request("12345O=0"), ["ERR OBSTRUCTED"])
+        let read = try run(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target, "--char", HomeKitTests.obstruction])
+        XCTAssertEqual(values(read), [HomeKitTests.target: 0, HomeKitTests.obstruction: 1], "still Open, obstructed: " + read.stdout)
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed (the trace holds only the released start level)")
+        XCTAssertEqual(try readTrace(warnTrace).filter { $0.level == 1 }.count, 0, "no warning for a close that cannot start")
+
+        try setSwitch(eye, false)
+        waitUntil("the beam clear in the status", timeout: .seconds(5)) {
+            ((try? self.status(daemon))?["sensors"] as? [String: Any])?["obstruction"] as? Bool == false
+        }
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
 }

@@ -4,7 +4,7 @@ extension Controller {
     public func status(_ index: Int = 0, at now: Instant, channels: [ChannelStatus] = []) -> DoorStatus {
         let door = doors[index].door
         return DoorStatus(position: door.position, sensing: door.sensing, closedSwitch: door.isActive(.closed),
-                   openSwitch: door.isActive(.open), fault: door.fault, warningOn: door.warningOn,
+                   openSwitch: door.isActive(.open), obstructed: door.isActive(.obstruction), fault: door.fault, warningOn: door.warningOn,
                    light: door.timing.light == nil ? nil : door.lightOn, holdUntil: door.holdUntil,
                    autoCloseInterval: door.autoCloseInterval, closesAt: door.closesAt(at: now), openSince: door.openSince,
                    lockouts: Throttle.Channel.allCases.map { c in

@@ -11,6 +11,7 @@
 ///    an open or close only while it rests;
 /// 5. no automatic press after a close that failed, until the door is seen closed (the fault
 ///    outlives a restart);
+/// 5a. no close while the photo-eye's beam is broken, where one is wired;
 /// 6. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
 ///    as the daemon confirmed it, for the whole warning time.
 ///
@@ -57,6 +58,7 @@ extension Door {
         case .close, .autoClose:
             if closedSensed || position == .closed { return .alreadyThere(.closed) }
             if position == .opening || position == .closing { return .moving }
+            if isActive(.obstruction) == true { return .obstructed }
         }
         if automatic && closeFailed { return .closeFailed }
         return nil
@@ -100,6 +102,8 @@ public enum PressRefusal: Equatable, Sendable {
     case notMoving
     /// An automatic press after a close that failed, before the door was seen closed.
     case closeFailed
+    /// A close while the photo-eye's beam is broken.
+    case obstructed
 
     /// The answer to a request the gate refused: a request for where the door already is (or,
     /// for a STOP, a door already at rest) is a harmless OK; the rest are errors.
@@ -108,6 +112,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .relayBusy, .moving: return .error(.busy)
         case .stale: return .error(.stale)
         case .sensorsContradict, .closeFailed: return .error(.fault)
+        case .obstructed: return .error(.obstructed)
         case .alreadyThere, .notMoving: return .ok
         }
     }
@@ -120,6 +125,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .alreadyThere(let p): return "the door is \(p.rawValue) already"
         case .moving: return "the door is moving"
         case .notMoving: return "the door is not moving"
+        case .obstructed: return "something breaks the photo-eye's beam across the doorway"
         case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
         }
     }

@@ -17,9 +17,17 @@ extension Door {
         for which in DoorSwitch.allCases {
             guard var d = switches[which], d.settle(at: now) != nil else { continue }
             switches[which] = d
-            events += switchChanged(which, at: now)
+            events += which == .obstruction ? obstructionChanged() : switchChanged(which, at: now)
         }
         return events
+    }
+
+    /// The photo-eye's beam broke or cleared. A close waiting for its warning is called off the
+    /// moment the beam breaks (the gate would refuse it when due anyway; this ends the warning
+    /// at once). The position is not the photo-eye's to say.
+    mutating func obstructionChanged() -> [Event] {
+        guard switches[.obstruction]?.stable == true, let p = pendingPress, p.reason == .close || p.reason == .autoClose else { return [] }
+        return cancelPending(PressRefusal.obstructed.why)
     }
 
     /// A switch's level settled: the door arrived at an end or left one. Any movement calls

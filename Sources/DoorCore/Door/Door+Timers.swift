@@ -32,6 +32,8 @@ extension Door {
             switch gate(.autoClose, automatic: true, age: nil, at: now) {
             case .press(let permit): events += startPress(permit, at: now)
             case .warnFirst: events += warnThenPress(.autoClose, automatic: true, at: now)
+            // Something stands in the doorway: try again after another closing interval.
+            case .refuse(.obstructed): restartAutoClose(at: now)
             case .refuse: break
             }
         }

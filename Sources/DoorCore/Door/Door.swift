@@ -124,7 +124,7 @@ public struct Door: Sendable, Equatable {
     /// `closeFailed` is what was kept of a close that failed before a restart: it holds until
     /// the door is seen CLOSED (at once, when it is found closed).
     public init(timing: DoorTiming, sensing: DoorSensing = .none, debounce: Duration = .zero,
-                closed: Bool = false, open: Bool = false, autoCloseAnyOpening: Bool = true,
+                closed: Bool = false, open: Bool = false, obstructed: Bool = false, autoCloseAnyOpening: Bool = true,
                 closeFailed: Bool = false, at now: Instant = Instant(nanoseconds: 0), index: Int = 0) {
         self.index = index
         self.timing = timing
@@ -133,6 +133,7 @@ public struct Door: Sendable, Equatable {
         autoCloseInterval = timing.autoClose
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
+        if sensing.obstructionSwitch { switches[.obstruction] = Debouncer(period: debounce, initial: obstructed) }
         let c = sensing.closedSwitch && closed, o = sensing.openSwitch && open
         switch (sensing.believed, c, o) {
         case (true, _, _): position = .closed

@@ -1,11 +1,16 @@
-/// Which limit switches the door has: none (the daemon believes), one, or both.
+/// Which limit switches the door has: none (the daemon believes), one, or both; and whether
+/// the opener's photo-eye is wired as an obstruction input.
 public struct DoorSensing: Equatable, Sendable {
     public var closedSwitch: Bool
     public var openSwitch: Bool
+    /// The photo-eye's output is read (`--sensor-obstruction`): no close starts while its beam
+    /// is broken.
+    public var obstructionSwitch: Bool
 
-    public init(closedSwitch: Bool = false, openSwitch: Bool = false) {
+    public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
         self.closedSwitch = closedSwitch
         self.openSwitch = openSwitch
+        self.obstructionSwitch = obstructionSwitch
     }
 
     public static let none = DoorSensing()
@@ -15,21 +20,25 @@ public struct DoorSensing: Equatable, Sendable {
 
     /// How the status and the start-up log describe it.
     public var description: String {
+        let eye = obstructionSwitch ? "; a photo-eye" : ""
         switch (closedSwitch, openSwitch) {
-        case (false, false): return "believed (no sensors)"
-        case (true, false): return "sensed: closed switch; OPEN inferred from the travel time"
-        case (false, true): return "sensed: open switch; CLOSED inferred from the travel time"
-        case (true, true): return "sensed: closed and open switches"
+        case (false, false): return "believed (no sensors)" + eye
+        case (true, false): return "sensed: closed switch; OPEN inferred from the travel time" + eye
+        case (false, true): return "sensed: open switch; CLOSED inferred from the travel time" + eye
+        case (true, true): return "sensed: closed and open switches" + eye
         }
     }
 }
 
-/// The two limit switches.
+/// The two limit switches, and the photo-eye's obstruction output.
 public enum DoorSwitch: String, Sendable, CaseIterable {
     /// Active when the door is fully closed.
     case closed
     /// Active when the door is fully open.
     case open
+    /// Active while the opener's photo-eye beam across the doorway is broken. It says nothing
+    /// of where the door is, only that closing it now could hit someone.
+    case obstruction
 }
 
 /// Turns a switch's raw edges into a stable level: a new level counts once it has held for

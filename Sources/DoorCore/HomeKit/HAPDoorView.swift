@@ -22,8 +22,8 @@ public struct HAPDoorView: Equatable, Sendable {
 /// - TargetDoorState follows the door when it moves by hand or by remote (so the Home app
 ///   never sticks at "Opening…"); during a warned close the door is still Open with target
 ///   Closed, which the Home app shows as "Closing…".
-/// - ObstructionDetected is true after a close that did not reach CLOSED, until it is next
-///   seen closed.
+/// - ObstructionDetected is true while the photo-eye's beam is broken, and after a close that
+///   did not reach CLOSED until the door is next seen closed.
 public struct HAPDoorFollower: Sendable {
     private var stoppedTarget = HAPDoorView.open
     private var failedClose = false
@@ -45,7 +45,7 @@ public struct HAPDoorFollower: Sendable {
         // A warned close: still open, already on its way to closed.
         if status.warningOn && status.position != .closing && status.closesAt != nil { target = HAPDoorView.closed }
         if status.position != .stopped { stoppedTarget = target }
-        return HAPDoorView(current: current, target: target, obstruction: failedClose, light: status.light)
+        return HAPDoorView(current: current, target: target, obstruction: failedClose || status.obstructed == true, light: status.light)
     }
 
     /// A write of TargetDoorState the door accepted: a STOPPED door keeps it as its target.

@@ -20,6 +20,8 @@ public struct DoorStatus: Equatable, Sendable {
     /// What each switch reads (debounced), nil for a switch the door does not have.
     public var closedSwitch: Bool?
     public var openSwitch: Bool?
+    /// The photo-eye's beam is broken now; nil when no photo-eye is wired.
+    public var obstructed: Bool? = nil
     public var fault: DoorFault?
     public var warningOn: Bool
     /// The light, nil when none is wired.
@@ -77,7 +79,9 @@ public struct DoorStatus: Equatable, Sendable {
         members.append(("failures", .number(Int64(worstFailures))))
         members.append(("lockout", .object(channelLocks)))
         members.append(("mode", .string(sensing.believed ? "believed" : "sensed")))
-        members.append(("sensors", .object([("closed", flag(closedSwitch)), ("open", flag(openSwitch))])))
+        var sensors: [(String, JSONValue)] = [("closed", flag(closedSwitch)), ("open", flag(openSwitch))]
+        if let obstructed { sensors.append(("obstruction", .bool(obstructed))) }
+        members.append(("sensors", .object(sensors)))
         members.append(("fault", fault.map { .string($0.rawValue) } ?? .null))
         members.append(("auto_close_interval_s", number(autoCloseInterval.map { $0.secondsRoundedUp })))
         members.append(("hold_s", number(hold)))

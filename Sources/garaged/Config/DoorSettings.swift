@@ -14,6 +14,8 @@ struct DoorSettings: Sendable {
     let sensing: DoorSensing
     let sensorClosed: RelaySpec?
     let sensorOpen: RelaySpec?
+    /// The photo-eye's output, read like a switch.
+    let sensorObstruction: RelaySpec?
     let warn: RelaySpec?
     let light: RelaySpec?
 
@@ -23,9 +25,10 @@ struct DoorSettings: Sendable {
         self.values = values
         sensorClosed = try DoorSettings.spec(values, \.sensorClosed)
         sensorOpen = try DoorSettings.spec(values, \.sensorOpen)
+        sensorObstruction = try DoorSettings.spec(values, \.sensorObstruction)
         warn = try DoorSettings.spec(values, \.warn)
         light = try DoorSettings.spec(values, \.light)
-        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil)
+        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
         timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
                             warning: warn == nil ? nil : .seconds(values.warnS),
@@ -47,6 +50,7 @@ struct DoorSettings: Sendable {
         if let light { found.append(("light", light, values.origin(of: \.light))) }
         if let sensorClosed { found.append(("closed switch", sensorClosed, values.origin(of: \.sensorClosed))) }
         if let sensorOpen { found.append(("open switch", sensorOpen, values.origin(of: \.sensorOpen))) }
+        if let sensorObstruction { found.append(("photo-eye", sensorObstruction, values.origin(of: \.sensorObstruction))) }
         return found
     }
 

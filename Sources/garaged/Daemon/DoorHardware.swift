@@ -9,6 +9,8 @@ struct DoorHardware {
     /// What the switches read at start (false for a switch there is not).
     let closedActive: Bool
     let openActive: Bool
+    /// What the photo-eye read at start (false when none is wired).
+    let obstructed: Bool
 
     static func claim(_ settings: DoorSettings, clock: any MonotonicClock) throws(RelayError) -> DoorHardware {
         var claimed: [any RelayLine] = []
@@ -35,8 +37,14 @@ struct DoorHardware {
                 switches.append(s)
                 open = try s.level()
             }
+            var obstructed = false
+            if let spec = settings.sensorObstruction {
+                let s = try spec.openSwitch(.obstruction, activeLow: settings.sensorObstructionActiveLow, clock: clock)
+                switches.append(s)
+                obstructed = try s.level()
+            }
             return DoorHardware(relay: relay, outputs: DoorOutputs(warning: warning, light: light), switches: switches,
-                                closedActive: closed, openActive: open)
+                                closedActive: closed, openActive: open, obstructed: obstructed)
         } catch {
             giveBack()
             throw error

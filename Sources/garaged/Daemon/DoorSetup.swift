@@ -67,7 +67,7 @@ struct DoorSetup {
         var timing = settings.timing
         if let stored { timing.autoClose = stored == 0 ? nil : .seconds(stored) }
         let machine = Door(timing: timing, sensing: settings.sensing, debounce: .milliseconds(settings.sensorDebounceMs),
-                           closed: hardware.closedActive, open: hardware.openActive,
+                           closed: hardware.closedActive, open: hardware.openActive, obstructed: hardware.obstructed,
                            autoCloseAnyOpening: settings.autoCloseAny, closeFailed: closeFailedKept, at: clock.now(),
                            index: index)
         if machine.closeFailed {

@@ -17,6 +17,7 @@ extension DoctorChecks {
             if let spec = door.light { output(of + "light", spec, activeLow: door.lightActiveLow, into: &report) }
             if let spec = door.sensorClosed { input(.closed, of, spec, activeLow: door.sensorClosedActiveLow, into: &report) }
             if let spec = door.sensorOpen { input(.open, of, spec, activeLow: door.sensorOpenActiveLow, into: &report) }
+            if let spec = door.sensorObstruction { input(.obstruction, of, spec, activeLow: door.sensorObstructionActiveLow, into: &report) }
             if door.sensing.believed {
                 report.add(.warn, of + "sensors", "none: garaged only believes where \(door.label) is; a reed switch on --\(door.id.map { "door.\($0)." } ?? "")sensor-closed lets it know (wiring/README.md)")
             }
@@ -50,7 +51,10 @@ extension DoctorChecks {
             let input = try spec.openSwitch(which, activeLow: activeLow, clock: SystemMonotonicClock())
             defer { input.close() }
             let active = try input.level()
-            report.add(.ok, role, "\(spec) reads \(active ? "active: the door is \(which.rawValue) now" : "inactive: the door is not \(which.rawValue) now"); if that is wrong, flip --\(role)-active-low")
+            let meaning = which == .obstruction
+                ? (active ? "active: the photo-eye's beam is broken now" : "inactive: the photo-eye's beam is clear now")
+                : (active ? "active: the door is \(which.rawValue) now" : "inactive: the door is not \(which.rawValue) now")
+            report.add(.ok, role, "\(spec) reads \(meaning); if that is wrong, flip --\(role)-active-low")
         } catch {
             report.add(.fail, role, error.description)
         }

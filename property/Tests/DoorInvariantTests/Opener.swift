@@ -16,6 +16,8 @@ struct Opener: Sendable {
     /// The whole way from one end to the other.
     let travel: Duration
     var obstacle = false
+    /// Someone stands in the photo-eye's beam (its output reads active meanwhile).
+    var beamBroken = false
     /// A switch forced to read active, whatever the door does.
     var stuck: Set<DoorSwitch> = []
 
@@ -40,7 +42,11 @@ struct Opener: Sendable {
     /// The level a switch reads now.
     func reads(_ which: DoorSwitch) -> Bool {
         if stuck.contains(which) { return true }
-        return which == .closed ? place <= 0 : place >= 1
+        switch which {
+        case .closed: return place <= 0
+        case .open: return place >= 1
+        case .obstruction: return beamBroken
+        }
     }
 
     /// How long until the door reaches an end or the obstacle turns it, nil at rest.

@@ -47,6 +47,8 @@ enum Step: Sendable, CustomStringConvertible {
     case remote
     /// Something in the doorway: the next close reverses halfway.
     case obstacle
+    /// Someone steps into the photo-eye's beam, or out of it again.
+    case beam
     /// The daemon stalls this many ms (a stopped process, a slow SD card); a request arrives
     /// in the middle and is judged when it wakes.
     case stall(Int, Controller.ChannelCommand)
@@ -67,6 +69,7 @@ enum Step: Sendable, CustomStringConvertible {
         case .wait(let ms): return "wait(\(ms) ms)"
         case .remote: return "remote"
         case .obstacle: return "obstacle"
+        case .beam: return "beam"
         case .stall(let ms, let c): return "stall(\(ms) ms, mqtt \(c.rawValue))"
         case .restart: return "restart"
         case .warningFails: return "warningFails"
@@ -81,8 +84,10 @@ enum Step: Sendable, CustomStringConvertible {
 enum Scenarios {
     static let garage = zip(Gen.int(in: 0...3), Gen.bool, Gen.int(in: 0...2), Gen.int(in: 0...2), Gen.int(in: 0...3),
                             Gen.int(in: 0...2)).map { s, warning, debounce, travel, auto, start -> Garage in
-        let sensing = [DoorSensing.none, DoorSensing(closedSwitch: true), DoorSensing(openSwitch: true),
+        var sensing = [DoorSensing.none, DoorSensing(closedSwitch: true), DoorSensing(openSwitch: true),
                        DoorSensing(closedSwitch: true, openSwitch: true)][s]
+        // The photo-eye is wired in half the garages.
+        sensing.obstructionSwitch = (s + debounce + start) % 2 == 1
         return Garage(sensing: sensing, warning: warning, debounceMs: [0, 50, 100][debounce], travelS: [8, 10, 12][travel],
                       realTravelS: [6, 10, 14][(travel + auto) % 3], autoCloseS: [nil, 5, 30, 30][auto], autoCloseAny: auto != 3,
                       bounce: (s + travel + start) % 2 == 0, start: [0, 1, 0.5][start])
@@ -95,7 +100,7 @@ enum Scenarios {
         case 30..<42: return .mqtt(Controller.ChannelCommand.allCases[n % 3])
         case 42..<68: return .wait(100 + n * 20)
         case 68..<72: return .remote
-        case 72..<75: return .obstacle
+        case 72..<75: return n % 2 == 0 ? .obstacle : .beam
         case 75..<79: return .stall(500 + n * 5, Controller.ChannelCommand.allCases[n % 3])
         case 79..<82: return .restart
         case 82..<85: return .warningFails

@@ -49,7 +49,7 @@ final class World {
 
     private func makeController() -> Controller {
         let door = Door(timing: garage.timing, sensing: garage.sensing, debounce: .milliseconds(garage.debounceMs),
-                        closed: raw[.closed]!.level, open: raw[.open]!.level, autoCloseAnyOpening: garage.autoCloseAny,
+                        closed: raw[.closed]!.level, open: raw[.open]!.level, obstructed: raw[.obstruction]!.level, autoCloseAnyOpening: garage.autoCloseAny,
                         closeFailed: kept.closeFailed, at: now)
         if door.position == .closed { closeFailedUnresolved = false }
         return Controller(table: table, door: door, store: NoStore(), doorStateStore: kept, keptCloseFailed: kept.closeFailed)
@@ -78,6 +78,10 @@ final class World {
             quietSinceStart = false
         case .obstacle:
             opener.obstacle = true
+        case .beam:
+            opener.beamBroken.toggle()
+            lineChanged(.obstruction, at: now)
+            run(for: .zero)
         case .stall(let ms, let command):
             let arrives = now + .milliseconds(ms / 2)
             stall(for: .milliseconds(ms))
@@ -223,8 +227,7 @@ final class World {
 
     private func deliver(_ e: (at: Instant, which: DoorSwitch, level: Bool)) {
         if raw[e.which]!.level != e.level { raw[e.which] = (e.level, e.at) }
-        let watched = e.which == .closed ? garage.sensing.closedSwitch : garage.sensing.openSwitch
-        guard watched else { return }
+        guard watches(e.which) else { return }
         feed { $0.sensor(e.which, active: e.level, at: e.at) }
     }
 
@@ -280,13 +283,21 @@ final class World {
         if failed { feed { $0.warningFailed(at: now) } }
     }
 
+    /// Whether garaged reads this line in this garage.
+    private func watches(_ which: DoorSwitch) -> Bool {
+        switch which {
+        case .closed: return garage.sensing.closedSwitch
+        case .open: return garage.sensing.openSwitch
+        case .obstruction: return garage.sensing.obstructionSwitch
+        }
+    }
+
     /// The door's invariants, for one press of `reason` made with the door at `position`.
     private func check(_ reason: Door.Press, from position: DoorPosition) {
         if relayEnd != nil || releaseUntold { violate("\(reason) pressed while the relay was still pressing") }
         let settled = Duration.milliseconds(garage.debounceMs)
         func sensed(_ s: DoorSwitch) -> Bool {
-            let watched = s == .closed ? garage.sensing.closedSwitch : garage.sensing.openSwitch
-            guard watched, let r = raw[s], r.level else { return false }
+            guard watches(s), let r = raw[s], r.level else { return false }
             return now - r.since >= settled
         }
         if sensed(.closed) && sensed(.open) { violate("\(reason) pressed while both switches read their end") }
@@ -295,6 +306,7 @@ final class World {
             if sensed(.open) || position == .open { violate("open pressed toward where the door is (\(position))") }
         case .close, .autoClose:
             if sensed(.closed) || position == .closed { violate("\(reason) pressed toward where the door is (\(position))") }
+            if sensed(.obstruction) { violate("\(reason) pressed while the photo-eye's beam was broken") }
         case .stop:
             if !movedSinceStop { violate("a second STOP press without the door moving in between") }
             movedSinceStop = false

@@ -1,0 +1,86 @@
+import XCTest
+@testable import DoorCore
+
+/// The opener's photo-eye (`--sensor-obstruction`): no close starts while its beam is broken,
+/// a warned close is called off when it breaks, an auto-close waits for another interval, an
+/// open is never held back, and every audience reads it from the status (HomeKit's
+/// ObstructionDetected).
+final class ObstructionTests: XCTestCase {
+    /// Travel 10 s, auto-close 30 s, warning 5 s; both limit switches and the photo-eye.
+    private let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(30), warning: .seconds(5))
+    private let sensing = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true)
+
+    private func openDoor(obstructed: Bool = false) -> Door {
+        Door(timing: timing, sensing: sensing, open: true, obstructed: obstructed, at: t(0))
+    }
+
+    func testACloseIsRefusedWhileTheBeamIsBrokenAndNoWarningStarts() {
+        var door = openDoor(obstructed: true)
+        let close = door.request(open: false, at: t(1_000))
+        XCTAssertEqual(close.reply, .error(.obstructed))
+        XCTAssertEqual(close.refusal, .obstructed)
+        XCTAssertFalse(door.warningOn, "no warning for a close that cannot start")
+        XCTAssertEqual(pressed(door.advance(to: t(20_000))), [])
+        // The beam clears: the same close is warned and then pressed.
+        _ = door.sensor(.obstruction, active: false, at: t(20_000))
+        _ = door.advance(to: t(20_000))
+        XCTAssertEqual(door.request(open: false, at: t(21_000)).reply, .ok)
+        XCTAssertTrue(door.warningOn)
+        door.warningShown(at: t(21_000))
+        XCTAssertEqual(pressed(door.advance(to: t(26_000))), [.close])
+    }
+
+    func testTheBeamBreakingDuringTheWarningCallsTheCloseOff() {
+        var door = openDoor()
+        XCTAssertEqual(door.request(open: false, at: t(1_000)).reply, .ok)
+        door.warningShown(at: t(1_000))
+        let broken = door.sensor(.obstruction, active: true, at: t(3_000))
+        XCTAssertEqual(seen(broken), [.pressCancelled(.close, PressRefusal.obstructed.why), .warning(on: false)])
+        XCTAssertEqual(door.position, .open, "the photo-eye says nothing of where the door is")
+        XCTAssertEqual(pressed(door.advance(to: t(10_000))), [], "the close never comes")
+        XCTAssertFalse(door.warningOn)
+    }
+
+    func testAnOpenIsNeverHeldBackByTheBeam() {
+        var door = Door(timing: timing, sensing: sensing, closed: true, obstructed: true, at: t(0))
+        let open = door.request(open: true, at: t(1_000))
+        XCTAssertEqual(open.reply, .ok)
+        XCTAssertNotNil(open.press)
+    }
+
+    func testAnAutoCloseWaitsAnotherIntervalWhileTheBeamIsBroken() {
+        var door = Door(timing: timing, sensing: sensing, closed: true, at: t(0))
+        XCTAssertEqual(pressed(door.request(open: true, at: t(0)).events), [.open])
+        _ = door.relayReleased(at: t(300))
+        _ = door.sensor(.closed, active: false, at: t(1_000))
+        _ = door.sensor(.open, active: true, at: t(9_000))
+        _ = door.advance(to: t(9_000))
+        XCTAssertEqual(door.position, .open)
+        _ = door.sensor(.obstruction, active: true, at: t(10_000))
+        _ = door.advance(to: t(10_000))
+        XCTAssertEqual(pressed(door.advance(to: t(40_000))), [], "no close with the beam broken")
+        XCTAssertFalse(door.warningOn, "and no warning for it")
+        XCTAssertNotNil(door.closesAt(at: t(40_000)), "the auto-close is armed again for another interval")
+        _ = door.sensor(.obstruction, active: false, at: t(50_000))
+        _ = door.advance(to: t(50_000))
+        XCTAssertFalse(door.warningOn)
+        _ = door.advance(to: t(69_900))
+        XCTAssertFalse(door.warningOn, "not before another whole interval from the refusal")
+        _ = door.advance(to: t(70_000))
+        XCTAssertTrue(door.warningOn, "once the beam is clear the next auto-close is warned")
+    }
+
+    func testTheStatusAndHomeKitReadTheBeam() {
+        var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
+                                    door: openDoor(obstructed: true), store: MemoryStore())
+        XCTAssertEqual(controller.status(at: t(0)).obstructed, true)
+        var follower = HAPDoorFollower()
+        XCTAssertTrue(follower.view(of: controller.status(at: t(0))).obstruction)
+        _ = controller.sensor(.obstruction, active: false, at: t(1_000))
+        _ = controller.tick(at: t(1_000))
+        XCTAssertEqual(controller.status(at: t(1_000)).obstructed, false)
+        XCTAssertFalse(follower.view(of: controller.status(at: t(1_000))).obstruction)
+        XCTAssertNil(Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4), door: Door(timing: timing),
+                                store: MemoryStore()).status(at: t(0)).obstructed, "no photo-eye, no reading")
+    }
+}
