@@ -11,98 +11,34 @@ final class HomeKitTests: GaragedTestCase {
     /// The one door's characteristics in the accessory database.
     static let current = "1.17", target = "1.18", obstruction = "1.19"
 
-    private var pairingFile: String { dir + "/controller.json" }
-
-    private func python() throws -> String {
-        guard let p = ProcessInfo.processInfo.environment["GARAGED_HAPCTL_PYTHON"], FileManager.default.isExecutableFile(atPath: p) else {
-            throw XCTSkip("GARAGED_HAPCTL_PYTHON is not set: run scripts/test.sh, which installs aiohomekit")
-        }
-        return p
-    }
-
-    private var hapctl: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("homekit/hapctl.py").path
-    }
-
-    /// Runs hapctl to completion; its stdout (JSON) and how it ended.
-    private func run(_ args: [String], timeout: Duration = .seconds(40)) throws -> CommandResult {
-        let child = try spawn(try python(), [hapctl] + args, name: "hapctl-\(args[0])-\(UUID().uuidString.prefix(6))")
-        guard let end = child.waitForExit(timeout: timeout) else {
-            child.terminate(grace: .milliseconds(100))
-            throw HarnessError("hapctl \(args.joined(separator: " ")) did not finish within \(timeout)")
-        }
-        return CommandResult(termination: end, stdout: child.stdout, stderr: child.stderr)
-    }
-
-    /// The daemon's HomeKit port (asked as 0: the kernel's choice), from its start line.
-    private func port(_ daemon: GaragedDaemon) throws -> String {
-        var found: String?
-        waitUntil("the homekit start line", timeout: .seconds(5)) {
-            found = daemon.log.split(separator: "\n").first { $0.contains("INFO homekit ") }
-                .flatMap { $0.split(separator: " ").first { $0.hasPrefix("port=") } }.map { String($0.dropFirst(5)) }
-            return found != nil
-        }
-        return try XCTUnwrap(found)
-    }
-
-    /// `Lhomekit`'s record, as the owner's tools read it.
-    private func info(_ daemon: GaragedDaemon) throws -> [String: Any] {
-        let line = try daemon.connect().request("12345Lhomekit").first ?? ""
-        return try XCTUnwrap(json(line) as? [String: Any], line)
-    }
-
-    private func pair(_ daemon: GaragedDaemon, code: String? = nil) throws -> CommandResult {
-        let i = try info(daemon)
-        return try run(["pair", "--host", "127.0.0.1", "--port", try port(daemon), "--code", code ?? (i["setup_code"] as? String ?? ""),
-                        "--id", i["id"] as? String ?? "", "--pairing", pairingFile])
-    }
-
-    private func values(_ result: CommandResult) -> [String: Int] {
-        let doc = json(result.stdout) as? [String: Any]
-        var out: [String: Int] = [:]
-        for c in doc?["characteristics"] as? [[String: Any]] ?? [] {
-            if let aid = c["aid"] as? Int, let iid = c["iid"] as? Int {
-                out["\(aid).\(iid)"] = (c["value"] as? Int) ?? (c["value"] as? Bool).map { $0 ? 1 : 0 }
-            }
-        }
-        return out
-    }
-
-    private func homekitDaemon(_ extra: [String] = [], sensed: Bool = false) throws -> GaragedDaemon {
-        let flags = ["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"] + extra
-        if sensed { return try startSensed(flags) }
-        if !fileExists(pinsPath) { try initTable() }
-        return try startDaemon(flags + ["--auto-close-s", "0"])
-    }
-
     /// Pairing with the code (a wrong code refused first), reading the door, an open that
     /// presses the relay exactly once (a repeated target presses nothing), the pairing kept
     /// across a restart, removing it; the setup code and keys never in the log.
     func testPairOpenRestartAndUnpair() throws {
         var daemon = try homekitDaemon()
-        let setup = try info(daemon)
+        let setup = try homekitInfo(daemon)
         XCTAssertEqual(setup["paired"] as? Bool, false)
         let code = try XCTUnwrap(setup["setup_code"] as? String)
         XCTAssertTrue((setup["setup_uri"] as? String ?? "").hasPrefix("X-HM://"))
         let wrong = code == "111-22-333" ? "111-22-334" : "111-22-333"
-        let refused = try pair(daemon, code: wrong)
+        let refused = try homekitPair(daemon, code: wrong)
         XCTAssertEqual(refused.termination, .exited(1), refused.stdout + refused.stderr)
         XCTAssertTrue(refused.stdout.contains("AuthenticationError"), refused.stdout)
-        XCTAssertEqual(try info(daemon)["failed_setups"] as? Int, 1)
+        XCTAssertEqual(try homekitInfo(daemon)["failed_setups"] as? Int, 1)
 
-        let paired = try pair(daemon)
+        let paired = try homekitPair(daemon)
         XCTAssertEqual(paired.termination, .exited(0), paired.stdout + paired.stderr)
-        XCTAssertEqual(try info(daemon)["paired"] as? Bool, true)
+        XCTAssertEqual(try homekitInfo(daemon)["paired"] as? Bool, true)
 
-        let read = try run(["get", "--pairing", pairingFile, "--char", HomeKitTests.current, "--char", HomeKitTests.target])
-        XCTAssertEqual(values(read), [HomeKitTests.current: 1, HomeKitTests.target: 1], "closed, and staying closed: " + read.stdout)
+        let read = try hap(["get", "--pairing", pairingFile, "--char", HomeKitTests.current, "--char", HomeKitTests.target])
+        XCTAssertEqual(homekitValues(read), [HomeKitTests.current: 1, HomeKitTests.target: 1], "closed, and staying closed: " + read.stdout)
 
-        let open = try run(["put", "--pairing", pairingFile, "--char", HomeKitTests.target + "=0"])
+        let open = try hap(["put", "--pairing", pairingFile, "--char", HomeKitTests.target + "=0"])
         XCTAssertEqual(open.termination, .exited(0), open.stdout + open.stderr)
         let presses = presses(in: try waitForTrace(daemon, count: 3))
         XCTAssertEqual(presses.count, 1)
         if let p = presses.first { assertWidth(p, 300, "HomeKit's open") }
-        let again = try run(["put", "--pairing", pairingFile, "--char", HomeKitTests.target + "=0"])
+        let again = try hap(["put", "--pairing", pairingFile, "--char", HomeKitTests.target + "=0"])
         XCTAssertEqual(again.termination, .exited(0), "a repeated target is fine... " + again.stdout)
         XCTAssertEqual(try daemon.trace().count, 3, "...and presses nothing")
         let history = try garagePins(["log", "--json", "--socket", socketPath, "--pin", "12345"])
@@ -110,14 +46,14 @@ final class HomeKitTests: GaragedTestCase {
 
         XCTAssertEqual(daemon.stop(), .exited(0))
         daemon = try homekitDaemon()
-        let afterRestart = try run(["get", "--pairing", pairingFile, "--port", try port(daemon), "--char", HomeKitTests.current])
+        let afterRestart = try hap(["get", "--pairing", pairingFile, "--port", try homekitPort(daemon), "--char", HomeKitTests.current])
         XCTAssertEqual(afterRestart.termination, .exited(0), "the pairing outlived the restart: " + afterRestart.stdout + afterRestart.stderr)
 
-        let list = try run(["pairings", "--pairing", pairingFile, "--port", try port(daemon)])
+        let list = try hap(["pairings", "--pairing", pairingFile, "--port", try homekitPort(daemon)])
         XCTAssertTrue(list.stdout.contains("\"admin\": true"), list.stdout)
-        let unpaired = try run(["unpair", "--pairing", pairingFile, "--port", try port(daemon)])
+        let unpaired = try hap(["unpair", "--pairing", pairingFile, "--port", try homekitPort(daemon)])
         XCTAssertEqual(unpaired.termination, .exited(0), unpaired.stdout + unpaired.stderr)
-        waitUntil("the pairing gone", timeout: .seconds(5)) { (try? self.info(daemon))?["paired"] as? Bool == false }
+        waitUntil("the pairing gone", timeout: .seconds(5)) { (try? self.homekitInfo(daemon))?["paired"] as? Bool == false }
         for secret in [code] + [String(try String(contentsOfFile: pinsPath + ".homekit", encoding: .utf8).split(separator: "\"")[7])] {
             XCTAssertFalse(daemon.log.contains(secret), "the log holds a secret")
         }
@@ -129,8 +65,8 @@ final class HomeKitTests: GaragedTestCase {
     /// warning (CurrentDoorState still Open, TargetDoorState Closed meanwhile) and is seen closed.
     func testEventsFollowTheDoorAndACloseWaitsForTheWarning() throws {
         let daemon = try homekitDaemon(["--auto-close-s", "0"], sensed: true)
-        XCTAssertEqual(try pair(daemon).termination, .exited(0))
-        let port = try port(daemon)
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let port = try homekitPort(daemon)
         let ready = dir + "/watching"
         let watch = try spawn(try python(), [hapctl, "watch", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.current,
                                              "--char", HomeKitTests.target, "--until", HomeKitTests.current + "=0", "--ready-file", ready,
@@ -160,8 +96,8 @@ final class HomeKitTests: GaragedTestCase {
         let events = close.stdout.split(separator: "\n").compactMap { json(String($0)) as? [String: Any] }
         XCTAssertTrue(events.contains { $0["iid"] as? Int == 18 && $0["value"] as? Int == 1 }, "the target went to Closed: \(close.stdout)")
         try waitForDoor(daemon, "CLOSED")
-        let read = try run(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.current, "--char", HomeKitTests.target])
-        XCTAssertEqual(values(read), [HomeKitTests.current: 1, HomeKitTests.target: 1], read.stdout)
+        let read = try hap(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.current, "--char", HomeKitTests.target])
+        XCTAssertEqual(homekitValues(read), [HomeKitTests.current: 1, HomeKitTests.target: 1], read.stdout)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
@@ -172,8 +108,8 @@ final class HomeKitTests: GaragedTestCase {
         let eye = dir + "/eye"
         try setSwitch(eye, false)
         let daemon = try homekitDaemon(["--auto-close-s", "0", "--sensor-obstruction", "sim:" + eye], sensed: true)
-        XCTAssertEqual(try pair(daemon).termination, .exited(0))
-        let port = try port(daemon)
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let port = try homekitPort(daemon)
         try move(open: true)
         try waitForDoor(daemon, "OPEN")
         let ready = dir + "/watching"
@@ -184,12 +120,12 @@ final class HomeKitTests: GaragedTestCase {
         try setSwitch(eye, true)
         XCTAssertEqual(watch.waitForExit(timeout: .seconds(20)), .exited(0), "ObstructionDetected went true: " + watch.stdout + watch.stderr)
 
-        let close = try run(["put", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target + "=1"])
+        let close = try hap(["put", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target + "=1"])
         XCTAssertEqual(close.termination, .exited(4), "the close is refused: " + close.stdout + close.stderr)
         XCTAssertTrue(close.stdout.contains("-70402"), close.stdout)
         XCTAssertEqual(try daemon.connect().request("12345O=0"), ["ERR OBSTRUCTED"])
-        let read = try run(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target, "--char", HomeKitTests.obstruction])
-        XCTAssertEqual(values(read), [HomeKitTests.target: 0, HomeKitTests.obstruction: 1], "still Open, obstructed: " + read.stdout)
+        let read = try hap(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target, "--char", HomeKitTests.obstruction])
+        XCTAssertEqual(homekitValues(read), [HomeKitTests.target: 0, HomeKitTests.obstruction: 1], "still Open, obstructed: " + read.stdout)
         XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed (the trace holds only the released start level)")
         XCTAssertEqual(try readTrace(warnTrace).filter { $0.level == 1 }.count, 0, "no warning for a close that cannot start")
 

@@ -50,12 +50,13 @@ extension DoorLoop {
         return true
     }
 
-    /// Drops the idlest requesting connection (a throttled one before one of the owner's)
-    /// while the loop is full, or at least one when asked to.
+    /// Drops the idlest requesting connection (one that proved nothing first, then a throttled
+    /// one, the owner's last) while the loop is full, or at least one when asked to.
     func makeRoom(evictingAtLeastOne: Bool = false) {
         let requesters = connections.values.filter { !isFollower($0) }
+        func rank(_ c: Connection) -> Int { c.source.isOwner ? 2 : c.proven ? 1 : 0 }
         guard requesters.count >= connectionLimit || evictingAtLeastOne, let victim = requesters.min(by: {
-            ($0.source.isOwner ? 1 : 0, $0.lastHeard) < ($1.source.isOwner ? 1 : 0, $1.lastHeard)
+            (rank($0), $0.lastHeard) < (rank($1), $1.lastHeard)
         }) else { return }
         if logBursts.note("evicted", LogLine(event: "connection-evicted", fields: []), at: clock.now()) {
             log.warning("connection-evicted", ["source": victim.source.description,

@@ -54,6 +54,7 @@ final class HomeKitConnection: Connection {
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
+    var proven: Bool { controller != nil }
 
     // MARK: reading
 

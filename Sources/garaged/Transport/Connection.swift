@@ -30,10 +30,15 @@ protocol Connection: AnyObject {
     func close()
     /// The loop's verdicts on the `commands` a packet carried, in order (true: accepted).
     func judged(_ accepted: [Bool])
+    /// False while the peer has proved nothing (a HomeKit connection before pair-verify): such a
+    /// connection makes room first, so strangers opening connections never push out the
+    /// controllers that hold idle sessions for days.
+    var proven: Bool { get }
 }
 
 extension Connection {
     func judged(_ accepted: [Bool]) {}
+    var proven: Bool { true }
 }
 
 /// A front end's request to act on a door (HomeKit's writes): judged by the door's rules in
