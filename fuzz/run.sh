@@ -28,6 +28,8 @@ seed http '\x09\x05GET /accessories HTTP/1.1\r\nHost: garage._hap._tcp.local\r\n
 seed http-pipe '\x09\x03PUT /characteristics HTTP/1.1\r\nContent-Type: application/hap+json\r\nContent-Length: 2\r\n\r\n{}GET /characteristics?id=1.9,1.10&ev=1 HTTP/1.1\r\n\r\n'
 seed http-pair '\x09\x07POST /pair-setup HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: 6\r\n\r\n\x06\x01\x01\x00\x01\x00'
 seed http-chunked '\x09\x01POST /pairings HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
+seed frames '\x0a\x05GET /accessories HTTP/1.1\r\n\r\n'
+seed pairing '\x0b\x06\x01\x01\x00\x01\x00\xff\x06\x01\x03\x03\x01\x00\x04\x01\x00\xff\x06\x01\x01\x03\x20AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 
 log=.fuzz.log
 set +e

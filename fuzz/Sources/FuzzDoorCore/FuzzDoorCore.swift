@@ -1,4 +1,8 @@
 import DoorCore
+import HAPLibCrypto
+
+/// Real crypto for the HomeKit cases: libcrypto, as garaged uses it.
+private let crypto = LibCrypto()
 
 /// Saves nothing: the fuzzer exercises the controller's logic, not the disk.
 private struct NullStore: PinTableSaving {
@@ -7,14 +11,14 @@ private struct NullStore: PinTableSaving {
 
 /// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
 /// what the product promises for any bytes at all (no crash, records of at most 20 bytes over
-/// Bluetooth, round trips), and traps when a promise is broken. Selectors 8 and 9 (TLV8, HTTP)
-/// came later: 5 still falls to the controller case.
+/// Bluetooth, round trips), and traps when a promise is broken. Selectors 8 to 11 (TLV8, HTTP,
+/// HomeKit's frames and pairing) came later: 5 still falls to the controller case.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 10 {
+    switch bytes[0] % 12 {
     case 0:  // the command codec: a request decoded and encoded again is the same request
         if case .success(let request) = CommandCodec.decode(input) {
             precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
@@ -112,6 +116,53 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         for request in requests {
             precondition(request.body.count == Int(request.header("content-length") ?? "0")!)
             precondition(request.body.count <= 48)
+        }
+    case 10:  // HomeKit's session frames, with real ChaCha20-Poly1305: what one side seals the
+              // other opens, however the bytes are split; bytes nobody sealed never open; a
+              // flipped byte never yields plaintext that was not sent
+        guard let seed = input.first else { break }
+        let key = [UInt8](repeating: 7, count: 32)
+        var writer = HAPSessionCipher(readKey: key, writeKey: key, crypto: crypto)
+        let plain = Array(input.dropFirst())
+        let sealed = writer.seal(plain)
+        func openAll(_ bytes: [UInt8], split: Int) -> ([UInt8], Bool) {
+            var reader = HAPSessionCipher(readKey: key, writeKey: key, crypto: crypto)
+            var out: [UInt8] = []
+            var at = 0
+            while at < bytes.count {
+                let n = min(bytes.count - at, split)
+                switch reader.open(Array(bytes[at..<at + n])) {
+                case .plaintext(let p): out += p
+                case .broken: return (out, true)
+                }
+                at += n
+            }
+            return (out, false)
+        }
+        let (whole, wholeBroken) = openAll(sealed, split: Int(seed) % 97 + 1)
+        precondition(!wholeBroken && whole == plain)
+        let (noise, _) = openAll(plain, split: Int(seed) % 13 + 1)
+        precondition(noise.isEmpty)
+        if !sealed.isEmpty {
+            var damaged = sealed
+            damaged[Int(seed) * 31 % damaged.count] ^= 0x01
+            let (got, _) = openAll(damaged, split: Int(seed) % 7 + 1)
+            precondition(got.count <= plain.count && Array(plain.prefix(got.count)) == got)
+        }
+    case 11:  // pair-setup and pair-verify fed any bodies in any order: every reply is TLV8 with
+              // a state, and nobody pairs or verifies without the code or a paired key
+        var setup = PairSetup()
+        var verify = PairVerify()
+        let accessory = HAPAccessoryState(id: "AA:BB:CC:DD:EE:FF", seed: [UInt8](repeating: 3, count: 32),
+                                          setupCode: "318-42-907", setupID: "7Q2K")
+        for (i, body) in input.split(separator: 0xFF, omittingEmptySubsequences: false).prefix(8).enumerated() {
+            let (reply, effect) = setup.handle(Array(body), connection: i % 2, accessory: accessory, crypto: crypto,
+                                               at: Instant(nanoseconds: UInt64(i) * 1_000_000_000))
+            precondition(effect == nil || effect == .failed)
+            precondition((try? TLV8.decode(reply)).flatMap { TLV8.first(.state, in: $0) } != nil)
+            let (answer, verified) = verify.handle(Array(body), accessory: accessory, crypto: crypto)
+            precondition(verified == nil)
+            precondition((try? TLV8.decode(answer)).flatMap { TLV8.first(.state, in: $0) } != nil)
         }
     default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
               // one notification, and no press goes toward the end a switch says the door is at
