@@ -50,22 +50,37 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // libqrencode headers and link flags: garage-pins draws the HomeKit setup code as a QR code.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // OpenSSL's libcrypto, one call per primitive HomeKit uses (hashes, HKDF, ChaCha20-Poly1305,
         // Ed25519, X25519, SRP's big-number arithmetic), on plain byte buffers.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         // libmosquitto for a client driven from garaged's own poll loop: callbacks become events.
         .target(name: "CMQTT", dependencies: ["CMosquitto"]),
+        // libavahi-client (avahi-daemon over D-Bus) headers, in /usr/include. Not pkgConfig:
+        // SwiftPM refuses its -D_REENTRANT with a warning on every build, so CMDNS links it.
+        .systemLibrary(
+            name: "CAvahi",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+        // One DNS-SD service (HomeKit's _hap._tcp) through avahi, on the caller's own thread.
+        .target(name: "CMDNS", dependencies: ["CAvahi"],
+                linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
         .executableTarget(
             name: "garaged",
             dependencies: [
-                "DoorCore", "DoorSystem", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CSystemd",
+                "DoorCore", "DoorSystem", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CMDNS", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "garage-pins",
             dependencies: [
-                "DoorCore", "DoorSystem",
+                "DoorCore", "DoorSystem", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

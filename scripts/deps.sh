@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libgpiod-dev libssl-dev libbluetooth-dev libmosquitto-dev libsystemd-dev pkg-config gpiod util-linux mosquitto mosquitto-clients openssl "$@")
+packages=(libgpiod-dev libssl-dev libbluetooth-dev libmosquitto-dev libsystemd-dev libavahi-client-dev libqrencode-dev pkg-config gpiod util-linux mosquitto mosquitto-clients openssl "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

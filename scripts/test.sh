@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/deps.sh
+# zbar-tools: zbarimg reads back the QR code garage-pins homekit draws; avahi-daemon,
+# avahi-utils and dbus: the HomeKit discovery test runs its own in a namespace.
+scripts/deps.sh zbar-tools avahi-daemon avahi-utils dbus
 # The HomeKit tests' controller: aiohomekit (Home Assistant's), from PyPI.
 GARAGED_HAPCTL_PYTHON="$(scripts/homekit-tools.sh)"
 export GARAGED_HAPCTL_PYTHON

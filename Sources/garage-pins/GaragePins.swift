@@ -37,6 +37,7 @@ struct GaragePins: ParsableCommand {
             CommandGroup(name: "PIN", subcommands: [List.self, Add.self, Edit.self, Delete.self, Label.self]),
             CommandGroup(name: "History", subcommands: [Log.self, Who.self]),
             CommandGroup(name: "Phones", subcommands: [Pair.self, Phones.self, Unpair.self]),
+            CommandGroup(name: "Apple Home", subcommands: [HomeKit.self]),
             CommandGroup(name: "Offline table",
                          subcommands: [Init.self, Master.self, Check.self, ImportEEPROM.self, Export.self, Import.self]),
         ]

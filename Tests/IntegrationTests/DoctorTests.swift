@@ -88,4 +88,18 @@ final class DoctorTests: GaragedTestCase {
         XCTAssertEqual(warn.count, 1, r.stdout)
         XCTAssertTrue(warn.first?.contains("Connection refused") == true, r.stdout)
     }
+
+    /// HomeKit on a machine without avahi-daemon (here: a system bus that is not there, so the
+    /// host's own bus plays no part): a warning that iPhones will not find the accessory, and the
+    /// fix. (With avahi running: HomeKitDiscoveryTests.)
+    func testHomeKitWithoutAvahiSaysIPhonesWillNotFindIt() throws {
+        try initTable()
+        let child = try spawn(try Binaries.path(of: "garaged"),
+                              ["doctor", "--pins", pinsPath, "--socket", socketPath, "--relay", "sim:\(tracePath)", "--no-ble", "--homekit"],
+                              environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/no-bus"], name: "doctor-homekit")
+        XCTAssertEqual(child.waitForExit(timeout: .seconds(15)), .exited(0), "garaged still starts: \(child.stdout)")
+        XCTAssertEqual(lines(child.stdout, "warn", "homekit"), [
+            "warn  homekit: avahi-daemon is not running: iPhones will not find the accessory (HomeKit still serves on port 51826, to a controller given the address); sudo apt install avahi-daemon, then sudo systemctl enable --now avahi-daemon",
+        ], child.stdout)
+    }
 }

@@ -173,13 +173,13 @@ _garage-pins() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|pair|phones|unpair|init|master|check|import-eeprom|export|import|help)
+    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|pair|phones|unpair|homekit|init|master|check|import-eeprom|export|import|help)
         # Offer subcommand argument completions
         "_garage-pins_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who pair phones unpair init master check import-eeprom export import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who pair phones unpair homekit init master check import-eeprom export import help' -- "${cur}"))
         ;;
     esac
 }
@@ -514,6 +514,83 @@ _garage-pins_unpair() {
     repeating_options=()
     non_repeating_options=(--socket --pin)
     __garage-pins_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_homekit() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __garage-pins_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|pairings|reset)
+        # Offer subcommand argument completions
+        "_garage-pins_homekit_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show pairings reset' -- "${cur}"))
+        ;;
+    esac
+}
+
+_garage-pins_homekit_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json --no-qr -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_homekit_pairings() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_homekit_reset() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin)
+    __garage-pins_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in

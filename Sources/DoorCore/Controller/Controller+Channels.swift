@@ -34,6 +34,15 @@ extension Controller {
         return outcome
     }
 
+    /// HomeKit's identify: the door's light for a moment (`Door.identify`).
+    public mutating func identify(_ index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
+        var outcome = Outcome()
+        outcome.doorIndex = index
+        outcome.command = logName("identify", index)
+        outcome.replies = [decide(doors[index].door.identify(at: now), at: now, wall: wall, &outcome)]
+        return outcome
+    }
+
     /// Switches a door's light for a channel (HomeKit's Lightbulb), as `L=` does for a PIN.
     public mutating func light(on: Bool, for index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()

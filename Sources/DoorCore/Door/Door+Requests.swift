@@ -117,6 +117,24 @@ extension Door {
         return Decision(reply: .ok, events: events)
     }
 
+    /// How long HomeKit's identify lights the light.
+    public static let identifyFor: Duration = .seconds(3)
+
+    /// HomeKit's identify (the owner asks "which accessory is this?"): the light comes on for
+    /// `identifyFor`, unless it is on already; never a press, never the warning (which means a
+    /// close is coming). Without a light there is nothing to show: ERR CMD, like `L=1`.
+    public mutating func identify(at now: Instant) -> Decision {
+        var events = advance(to: now)
+        guard timing.light != nil else { return Decision(reply: .error(.command), events: events) }
+        if !lightOn {
+            lightOn = true
+            lightManual = false
+            lightOffAt = now + Door.identifyFor
+            events.append(.light(on: true))
+        }
+        return Decision(reply: .ok, events: events)
+    }
+
     /// `C=<seconds>` (or the stored interval at start): the closing interval; nil turns
     /// auto-close off. An open door's countdown starts again with it.
     public mutating func setAutoClose(_ interval: Duration?, at now: Instant) {

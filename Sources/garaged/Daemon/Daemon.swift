@@ -149,6 +149,8 @@ struct Daemon {
         let history = EventLog(kept: loadHistory(keptFile), attempts: loadHistory(attemptsFile))
         let events = EventWriter(kept: keptFile, attempts: attemptsFile, log: log)
         let peripheral = settings.ble ? BluetoothPeripheral(settings: settings.bluetooth, inbox: inbox, log: log, bonds: bonds) : nil
+        // HomeKit's _hap._tcp record through avahi-daemon: published last, withdrawn first.
+        let mdns = homekit.map { HomeKitAdvertiser(accessory: $0, listeners: listeners, log: log) }
         let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? []) + (homekit.map { [$0] } ?? [])
         let loop = DoorLoop(controller: controller, doors: parts,
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
@@ -179,7 +181,7 @@ struct Daemon {
         // connections, the relay ends its press and lets go, the other lines are released, the
         // history is written. Each stop waits at most its own deadline.
         let services = ServiceGroup(services: [events] + hardware.map { DoorLines($0) as any Service } + parts.map(\.pulser) + [loop]
-                                        + (peripheral.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []))
+                                        + (peripheral.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []) + (mdns.map { [$0] } ?? []))
         services.start()
 
         let received = waitForStopSignal()

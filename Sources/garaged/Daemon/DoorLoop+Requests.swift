@@ -116,11 +116,12 @@ extension DoorLoop {
         case .light(let on):
             outcome = controller.light(on: on, for: command.door, from: command.source, at: now, wall: EventRecord.now())
         case .identify:
-            log.info("identify", ["source": command.source.description])
-            // The light changes for a moment's notice; without one, the log line is all.
-            guard doors[command.door].outputs.light != nil else { return true }
-            outcome = controller.light(on: !controller.doors[command.door].door.lightOn, for: command.door, from: command.source,
-                                       at: now, wall: EventRecord.now())
+            // The light for a moment; without one, the log line is all there is to show.
+            guard doors[command.door].outputs.light != nil else {
+                log.info("identify", ["source": command.source.description, "shown": "no light is wired: this line only"])
+                return true
+            }
+            outcome = controller.identify(command.door, from: command.source, at: now, wall: EventRecord.now())
         }
         for permit in outcome.presses { press(permit) }
         carryOut(outcome, summaryKey: command.source.summaryKey, pressed: true)

@@ -6,7 +6,8 @@ import Glibc
 
 /// The checks `garaged doctor` runs, each on one part of what the daemon needs; the parts are
 /// in `DoctorChecks+Files.swift` (table, events, socket), `DoctorChecks+Lines.swift` (GPIO),
-/// `DoctorChecks+Radio.swift` (Bluetooth, MQTT). Every check only looks.
+/// `DoctorChecks+Radio.swift` (Bluetooth, MQTT), `DoctorChecks+HomeKit.swift` (avahi). Every
+/// check only looks.
 struct DoctorChecks {
     let settings: Settings
 
@@ -23,6 +24,7 @@ struct DoctorChecks {
         safety(into: &report)
         bluetooth(into: &report)
         mqtt(into: &report)
+        homekit(into: &report)
     }
 
     /// What an automatic close would do without the safeguards a garage should have, and the

@@ -1,0 +1,268 @@
+import CMDNS
+import DoorCore
+import DoorSystem
+#if canImport(Glibc)
+import Glibc
+import Synchronization
+#endif
+
+/// HomeKit's discovery: `_hap._tcp` on the HomeKit port, published through avahi-daemon
+/// (libavahi-client over D-Bus, docs/decisions.md) on a thread of its own, `mdns`, which drives
+/// avahi's simple poll and nothing else. The TXT record follows the pairings (`sf`), told by the
+/// door loop through a `Mutex` and the thread's wake-up. When avahi-daemon restarts the client is
+/// made again and the service published again; a name another host has is replaced by avahi's
+/// next one ("Garage Door #2"). Without avahi HomeKit still serves on its port, said once in
+/// the log: a controller must then be given the address. avahi's client asks the daemon over
+/// D-Bus and waits for the answers, which is why this is a thread and not the door loop.
+final class HomeKitAdvertiser: Service, @unchecked Sendable {
+    static let serviceType = "_hap._tcp"
+    /// After avahi-daemon went away from a published record (a restart), how long it has to come
+    /// back before the warning is logged.
+    static let restartGrace: Duration = .seconds(10)
+    /// Making the client again when the system bus is not there: from 1 s, doubling to this.
+    static let maxRetry: Duration = .seconds(30)
+
+    /// The TCP port HomeKit listens on (the kernel's choice when 0 was asked for).
+    let port: Int
+    private let log: Logger
+    private let worker = Worker("mdns")
+    private var wake: WakeEvent { worker.wake }
+    private let clock = SystemMonotonicClock()
+    /// The pairing state the door loop told last and the thread has not taken yet.
+    private let told = Mutex<Bool?>(nil)
+    private let id: String
+    private let configNumber: Int
+    private let category: Int
+    private let setupHash: String
+
+    /// Publishes `accessory` under its name (`--homekit-name`) on the port of the HomeKit
+    /// listener among `listeners`, and hooks its `pairingsChanged`.
+    init(accessory: HomeKitAccessory, listeners: [Listener], log: Logger) {
+        guard let listener = listeners.lazy.compactMap({ $0 as? HomeKitListener }).first else {
+            preconditionFailure("HomeKitAdvertiser needs the HomeKit listener (Daemon.startHomeKit makes it)")
+        }
+        port = listener.port
+        self.log = log
+        let state = accessory.state
+        id = state.id
+        configNumber = state.configNumber
+        category = accessory.database.category
+        setupHash = HomeKitAdvertiser.setupHash(setupID: state.setupID, id: state.id, crypto: accessory.crypto)
+        serviceName = HomeKitAdvertiser.label(accessory.database.name)
+        paired = state.isPaired
+        accessory.pairingsChanged = { [weak self] paired in self?.pairingsChanged(paired) }
+    }
+
+    /// On the door loop's thread: the accessory was paired, or its last pairing went.
+    func pairingsChanged(_ paired: Bool) {
+        told.withLock { $0 = paired }
+        wake.signal()
+    }
+
+    var name: String { worker.name }
+
+    func start() { worker.start { [self] in run() } }
+
+    /// Withdraws the record (avahi-daemon sends its goodbye) and ends the thread; at most 1 s.
+    func stop() -> Bool { worker.stop(within: .seconds(1)) }
+
+    // MARK: - The record
+
+    /// A DNS label holds 63 bytes: a longer `--homekit-name` is cut (on a character) for mDNS
+    /// only, rather than refused by avahi; the Home app shows the full name from the accessory.
+    static func label(_ name: String) -> String {
+        var cut = name
+        while cut.utf8.count > 63 { cut.removeLast() }
+        return cut
+    }
+
+    /// HAP's TXT record (HAP 1.1, §6.4): configuration number, not certified, the accessory's
+    /// id, the model, protocol 1.1, state 1, whether it may be paired, its category and the
+    /// setup hash a QR code's setup id is matched with.
+    static func txt(id: String, configNumber: Int, category: Int, setupHash: String, paired: Bool) -> [String] {
+        ["c#=\(configNumber)", "ff=0", "id=\(id)", "md=garaged", "pv=1.1", "s#=1", "sf=\(paired ? 0 : 1)",
+         "ci=\(category)", "sh=\(setupHash)"]
+    }
+
+    /// `sh`: base64 of the first 4 bytes of SHA-512(setup id + accessory id).
+    static func setupHash(setupID: String, id: String, crypto: any HAPCrypto) -> String {
+        base64(Array(crypto.sha512(Array((setupID + id).utf8)).prefix(4)))
+    }
+
+    /// RFC 4648 base64 with padding: the record's only binary value is 4 bytes long.
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        for at in stride(from: 0, to: bytes.count, by: 3) {
+            let chunk = bytes[at..<min(at + 3, bytes.count)]
+            let n = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for i in 0..<4 { out.append(i <= chunk.count ? alphabet[(n >> (18 - 6 * i)) & 63] : "=") }
+        }
+        return out
+    }
+
+    // MARK: - The thread
+
+    /// The service's name now: `--homekit-name`, or avahi's next one after a collision.
+    private var serviceName: String
+    private var paired: Bool
+    /// The service is committed to the daemon (registering or established).
+    private var registered = false
+    private var established = false
+    /// It was published once: the daemon going away is then a restart until the grace runs out.
+    private var everPublished = false
+    private var retryAt: Instant?
+    private var backoff: Duration = .seconds(1)
+    /// Why avahi cannot be reached, and when to say so (`homekit-mdns-unavailable`).
+    private var unreachable: (why: String, at: Instant)?
+    /// Said for this outage: the warning is not repeated until the record is published again.
+    private var warned = false
+
+    private func run() {
+        guard let m = cmdns_new(wake.fd) else {
+            log.error("homekit-mdns-failed", ["why": "out of memory for avahi's poll", "effect": effect])
+            return
+        }
+        defer { cmdns_destroy(m) }
+        connect(m)
+        while true {
+            takeEvents(m)
+            takeTold(m)
+            let now = clock.now()
+            if let at = retryAt, now >= at {
+                retryAt = nil
+                connect(m)
+                continue
+            }
+            if let u = unreachable, now >= u.at, !warned {
+                warned = true
+                log.warning("homekit-mdns-unavailable", ["why": u.why, "effect": effect,
+                                                         "fix": "sudo apt install avahi-daemon; sudo systemctl enable --now avahi-daemon"])
+            }
+            if worker.stopping { break }
+            let due = [retryAt, warned ? nil : unreachable?.at].compactMap { $0 }.min()
+            // Rounded up, so the poll never wakes just before what is due and spins.
+            let timeout = due.map { Int32(clamping: max(0, ($0 - now).nanoseconds + 999_999) / 1_000_000) } ?? -1
+            if cmdns_iterate(m, timeout) != 0 {
+                log.error("homekit-mdns-failed", ["why": "polling avahi's connection failed: \(String(cString: strerror(errno)))", "effect": effect])
+                return
+            }
+            wake.drain()
+        }
+        if established { log.info("homekit-mdns-withdrawn", ["name": serviceName]) }
+    }
+
+    private var effect: String {
+        "HomeKit still serves on port \(port), but iPhones will not find the accessory; a controller must be given this machine's address and the port"
+    }
+
+    private var txtBytes: [CChar] {
+        let record = HomeKitAdvertiser.txt(id: id, configNumber: configNumber, category: category, setupHash: setupHash, paired: paired)
+        return record.flatMap { Array($0.utf8CString) }
+    }
+
+    /// Makes the client; with no system bus at all, tries again later (1 s doubling to 30 s).
+    private func connect(_ m: OpaquePointer) {
+        registered = false
+        established = false
+        let rc = cmdns_connect(m)
+        guard rc != 0 else {
+            backoff = .seconds(1)
+            return
+        }
+        retryAt = clock.now() + backoff
+        backoff = min(backoff * 2, HomeKitAdvertiser.maxRetry)
+        cannotReach("there is no system D-Bus to reach avahi-daemon through (avahi: \(String(cString: cmdns_strerror(rc))))")
+    }
+
+    private func cannotReach(_ why: String) {
+        guard unreachable == nil else { return }
+        unreachable = (why, clock.now() + (everPublished ? HomeKitAdvertiser.restartGrace : .zero))
+    }
+
+    private func publish(_ m: OpaquePointer) {
+        for _ in 0..<16 {
+            let bytes = txtBytes
+            let rc = cmdns_publish(m, serviceName, HomeKitAdvertiser.serviceType, Int32(port), bytes, bytes.count)
+            if rc == 0 {
+                registered = true
+                return
+            }
+            // A local service (another program through the same daemon) has the name already.
+            guard rc == Int32(CMDNS_ERR_COLLISION) else {
+                log.error("homekit-mdns-failed", ["name": serviceName, "why": String(cString: cmdns_strerror(rc)), "effect": effect])
+                return
+            }
+            rename()
+        }
+        log.error("homekit-mdns-failed", ["name": serviceName, "why": "every name tried is taken", "effect": effect])
+    }
+
+    private func rename() {
+        var next = [CChar](repeating: 0, count: 256)
+        cmdns_alternative_name(serviceName, &next, next.count)
+        log.info("homekit-mdns-renamed", ["from": serviceName, "to": text(next), "why": "another service on the network has the name"])
+        serviceName = text(next)
+    }
+
+    private func takeEvents(_ m: OpaquePointer) {
+        var e = cmdns_event()
+        while cmdns_next_event(m, &e) == 1 {
+            switch e.kind {
+            case Int32(CMDNS_RUNNING):
+                if !registered { publish(m) }
+            case Int32(CMDNS_CONNECTING):
+                cannotReach("avahi-daemon is not running (the client waits for it)")
+            case Int32(CMDNS_REGISTERING), Int32(CMDNS_HOST_COLLISION):
+                // The daemon is (re)establishing its host name: publish again once it runs.
+                cmdns_withdraw(m)
+                registered = false
+                established = false
+            case Int32(CMDNS_FAILED):
+                registered = false
+                if established { log.info("homekit-mdns-lost", ["why": String(cString: cmdns_strerror(e.code)), "effect": "published again when avahi-daemon is back"]) }
+                established = false
+                if e.code == Int32(CMDNS_ERR_DISCONNECTED) {
+                    connect(m)
+                } else {
+                    retryAt = clock.now() + backoff
+                    backoff = min(backoff * 2, HomeKitAdvertiser.maxRetry)
+                    cannotReach("avahi's client failed: \(String(cString: cmdns_strerror(e.code)))")
+                }
+            case Int32(CMDNS_ESTABLISHED):
+                established = true
+                everPublished = true
+                unreachable = nil
+                warned = false
+                log.info("homekit-mdns", ["name": serviceName, "type": HomeKitAdvertiser.serviceType, "port": String(port),
+                                          "id": id, "sf": paired ? "0" : "1", "config_number": String(configNumber)])
+            case Int32(CMDNS_NAME_COLLISION):
+                rename()
+                registered = false
+                publish(m)
+            case Int32(CMDNS_GROUP_FAILED):
+                registered = false
+                established = false
+                log.error("homekit-mdns-failed", ["name": serviceName, "why": String(cString: cmdns_strerror(e.code)), "effect": effect])
+            default:
+                break
+            }
+        }
+    }
+
+    /// The pairing state the door loop told: `sf` changes in the published record.
+    private func takeTold(_ m: OpaquePointer) {
+        guard let now = told.withLock({ v in let value = v; v = nil; return value }), now != paired else { return }
+        paired = now
+        guard registered else { return }
+        let bytes = txtBytes
+        let rc = cmdns_update_txt(m, serviceName, HomeKitAdvertiser.serviceType, bytes, bytes.count)
+        if rc == 0 {
+            log.info("homekit-mdns-updated", ["name": serviceName, "sf": paired ? "0" : "1"])
+        } else {
+            // The record is published again whole, with the new value.
+            registered = false
+            publish(m)
+        }
+    }
+}
