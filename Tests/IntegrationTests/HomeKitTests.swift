@@ -136,4 +136,56 @@ final class HomeKitTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
+
+    /// With two doors garaged is a bridge (category 2) with an accessory per door: a write to the
+    /// second door's TargetDoorState presses the second door's relay only, for its own pulse. The
+    /// configuration number goes up when the database changes (a light added to a door) and
+    /// stays across a restart that changes nothing.
+    func testTwoDoorsAreABridgeAndTheConfigurationNumberFollowsTheDatabase() throws {
+        _ = try python()
+        try initTable()
+        let left = dir + "/left.trace", gate = dir + "/gate.trace", config = dir + "/doors.conf"
+        func start(light: Bool) throws -> GaragedDaemon {
+            try write(Array("""
+                homekit = on
+                homekit-port = 0
+                homekit-bind = 127.0.0.1
+                [door left]
+                relay = sim:\(left)
+                auto-close-s = 0
+                [door gate]
+                name = Front gate
+                relay = sim:\(gate)
+                pulse-ms = 500
+                auto-close-s = 0
+                \(light ? "light = sim:" + dir + "/gate-light" : "")
+                """.utf8), to: config)
+            let process = try spawn(try Binaries.path(of: "garaged"), ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config],
+                                    name: "garaged-bridge")
+            let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: left)
+            try waitForSocket(daemon)
+            return daemon
+        }
+        var daemon = try start(light: false)
+        let first = try homekitInfo(daemon)
+        XCTAssertEqual(first["category"] as? Int, 2, "a bridge")
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let put = try hap(["put", "--pairing", pairingFile, "--port", try homekitPort(daemon), "--char", "3.18=0"])
+        XCTAssertEqual(put.termination, .exited(0), put.stdout + put.stderr)
+        waitUntil("the gate's press and release", timeout: .seconds(5)) { ((try? readTrace(gate))?.count ?? 0) >= 3 }
+        let pressed = presses(in: try readTrace(gate))
+        XCTAssertEqual(pressed.count, 1)
+        if let p = pressed.first { assertWidth(p, 500, "the gate, from HomeKit") }
+        XCTAssertEqual(presses(in: try readTrace(left)).count, 0, "the other door is not pressed")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        daemon = try start(light: false)
+        XCTAssertEqual(try homekitInfo(daemon)["config_number"] as? Int, first["config_number"] as? Int, "nothing changed")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        daemon = try start(light: true)
+        XCTAssertEqual(try homekitInfo(daemon)["config_number"] as? Int, (first["config_number"] as? Int ?? 0) + 1, "a lightbulb added")
+        let read = try hap(["get", "--pairing", pairingFile, "--port", try homekitPort(daemon), "--char", "3.33"])
+        XCTAssertEqual(read.termination, .exited(0), "the pairing outlived the change: " + read.stdout + read.stderr)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }
