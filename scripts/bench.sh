@@ -17,11 +17,16 @@
 #                    memory   resident memory after start and after 100,000 requests,
 #                             and the `12345S` round trip over those requests (6)
 #                    startup  exec to the socket accepting, and to the first answer (7)
+#                    homekit  HomeKit (HAP over IP, bench/homekit.py): pair-setup and
+#                             pair-verify, wall time and garaged's CPU; write-to-press;
+#                             sim: switch edge to EVENT; memory with 8 sessions (needs
+#                             aiohomekit: scripts/homekit-tools.sh installs it from PyPI once)
 #                    size     stripped static binaries (8)
 #                    swift    DoorCore in process, ordo-one/benchmark (10)
 #   --json FILE    where the JSON goes (default bench/results/latest.json; the table goes
 #                  beside it as .md)
-#   --rounds N     presses per latency series (default 200, 60 with --quick)
+#   --rounds N     presses per latency series, HomeKit's write-to-press too (default 200,
+#                  60 with --quick)
 #   --compare FILE add a column with another run's figures (its JSON), e.g. a copy of
 #                  bench/results/latest.json taken before a change
 # `scripts/bench.sh --only latency` is the quick loop for work on the request-to-relay path
@@ -34,7 +39,7 @@ cd "$root"
 args="$*"
 quick=0
 compare=""
-only="latency,flood,width,doors,idle,memory,startup,size,swift"
+only="latency,flood,width,doors,idle,memory,startup,homekit,size,swift"
 json="bench/results/latest.json"
 rounds=""
 while (($#)); do
@@ -54,15 +59,17 @@ while (($#)); do
     shift
 done
 for s in ${only//,/ }; do
-    case "$s" in latency|flood|width|doors|idle|memory|startup|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
+    case "$s" in latency|flood|width|doors|idle|memory|startup|homekit|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
 done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 # How much of everything: the full run, or --quick.
 if ((quick)); then
     : "${rounds:=60}"; flood_rounds=40; block=10; presses=8; idle_s=3; requests=20000; starts=5
+    hk_setups=3; hk_verifies=10; hk_edges=20
 else
     : "${rounds:=200}"; flood_rounds=150; block=10; presses=40; idle_s=10; requests=100000; starts=10
+    hk_setups=8; hk_verifies=20; hk_edges=50
 fi
 
 say() { echo "bench: $*" >&2; }
@@ -223,6 +230,23 @@ if want startup; then
         --relay "sim:$w/st.trace" --events "$w/st.events" --no-ble --travel-s 0 --auto-close-s 0 --pulse-ms 50 >"$w/startup.txt"
     "$client" startup "$w/fst.sock" "$starts" -- "$floor" "$w/fst.sock" "$w/fst.att" "$w/fst.trace" 50 >"$w/fstartup.txt"
     head -1 /proc/stat >"$w/cpu-startup.end"
+fi
+
+if want homekit; then
+    head -1 /proc/stat >"$w/cpu-homekit.start"
+    say "homekit: $hk_setups pair-setups, $hk_verifies pair-verifies, $rounds writes to press, $hk_edges switch edges, 8 sessions"
+    # The controller: aiohomekit (hapctl.py pairs) and its `cryptography` (bench/homekit.py's own
+    # pair-verify and session), in the venv scripts/homekit-tools.sh keeps in .cache/homekit.
+    if ! hkpy="$(scripts/homekit-tools.sh)"; then
+        say "aiohomekit could not be installed: the HomeKit figures are left out of the table"
+        echo "scripts/homekit-tools.sh could not install aiohomekit" >"$w/homekit-failed.txt"
+    elif ! "$hkpy" bench/homekit.py --bin "$bin" --dir "$w" --out "$w/homekit.json" --failed "$w/homekit-failed.txt" \
+        --setups "$hk_setups" --verifies "$hk_verifies" --presses "$rounds" --edges "$hk_edges" --sessions 8; then
+        say "bench/homekit.py failed: the HomeKit figures are left out of the table"
+        [ -s "$w/homekit-failed.txt" ] || echo "bench/homekit.py failed" >"$w/homekit-failed.txt"
+        rm -f "$w/homekit.json"
+    fi
+    head -1 /proc/stat >"$w/cpu-homekit.end"
 fi
 
 if want size; then
@@ -412,6 +436,37 @@ if path("startup.txt"):
     r["startup"] = {"garaged": g, "floor": f,
                     "ratio": {"connect": ratio(g["connect_ms_median"], f["connect_ms_median"]),
                               "first_reply": ratio(g["first_reply_ms_median"], f["first_reply_ms_median"])}}
+if path("homekit.json"):
+    h = json.load(open(path("homekit.json")))
+    tick_ms = 1000 / h["clk_tck"]
+    ps, pv, wp = h["pair_setup"]["rounds"], h["pair_verify"], h["write_to_press"]
+    ticks = sum(x["cpu_ticks"] for x in ps)
+    ms = lambda ns: round(ns / 1e6, 3)
+    r["homekit"] = {
+        # CPU: utime + stime (/proc/PID/stat) counts whole clock ticks, which a pair-setup or a
+        # verify is shorter than, so its per-round median says little: the total over all
+        # rounds is given, and per round the threads' run time (schedstat, in ns) beside it.
+        "pair_setup": {"rounds": len(ps), "client": h["pair_setup"]["client"],
+                       "wall_ms_median": round(statistics.median(x["hapctl_s"] for x in ps) * 1e3, 1),
+                       "wall_ms_max": round(max(x["hapctl_s"] for x in ps) * 1e3, 1),
+                       "cpu_ms_median": ms(statistics.median(x["cpu_ns"] for x in ps)),
+                       "cpu_ms_max": ms(max(x["cpu_ns"] for x in ps)),
+                       "cpu_stat_ticks_total": ticks, "cpu_stat_ms_per_round": round(ticks * tick_ms / len(ps), 2),
+                       "cpu_stat_ms_median": round(statistics.median(x["cpu_ticks"] for x in ps) * tick_ms, 2),
+                       "clk_tck": h["clk_tck"]},
+        "pair_verify": {"sessions": pv["count"], "wall_ms_median": ms(statistics.median(pv["wall_ns"])),
+                        "wall_ms_max": ms(max(pv["wall_ns"])), "cpu_ms_median": ms(statistics.median(pv["cpu_ns"])),
+                        "cpu_stat_ticks_total": pv["cpu_ticks_total"],
+                        "cpu_stat_ms_per_verify": round(pv["cpu_ticks_total"] * tick_ms / pv["count"], 2),
+                        "cpu_ms_per_verify": ms(pv["cpu_ns_total"] / pv["count"])},
+        "write_to_press": dict(summary(wp["open_ns"] + wp["close_ns"]), opens=summary(wp["open_ns"]) if wp["open_ns"] else None,
+                               closes=summary(wp["close_ns"]) if wp["close_ns"] else None, garaged_flags=wp["flags"]),
+        "edge_to_event": dict(summary(h["edge_to_event"]["ns"]), debounce_ms=h["edge_to_event"]["debounce_ms"],
+                              garaged_flags=h["edge_to_event"]["flags"]),
+        "memory": h["memory"],
+    }
+if path("homekit-failed.txt"):
+    r["homekit_failed"] = open(path("homekit-failed.txt")).read().strip()
 if path("size.txt"):
     r["size"] = {}
     for line in open(path("size.txt")):
@@ -529,6 +584,64 @@ if "startup" in r:
             return st and (f"{st['garaged'][k + '_ms_median']:.2f} ms", f"{st['floor'][k + '_ms_median']:.2f} ms",
                            f"{st['ratio'][k]}×")
         spec.append((f"start-up, {title} (median of {r['startup']['garaged']['starts']})", startup))
+if "homekit" in r:
+    hk = r["homekit"]
+
+    def ms_text(v):
+        return f"{v:.1f} ms" if v >= 10 else f"{v:.2f} ms"
+
+    def setup_wall(res):
+        p = get(res, "homekit", "pair_setup")
+        return p and (f"{ms_text(p['wall_ms_median'])} (max {ms_text(p['wall_ms_max'])})", "–", "–")
+    spec.append((f"HomeKit pair-setup M1..M6 as the controller sees it (hapctl, aiohomekit 4.0.1; TCP connect to M6 done): "
+                 f"median of {hk['pair_setup']['rounds']}", setup_wall))
+
+    def setup_cpu(res):
+        p = get(res, "homekit", "pair_setup")
+        return p and (f"{ms_text(p['cpu_ms_median'])} (utime + stime {p['cpu_stat_ms_per_round']:g} ms a round: "
+                      f"{p['cpu_stat_ticks_total']} tick{'s' if p['cpu_stat_ticks_total'] != 1 else ''} in {p['rounds']})", "–", "–")
+    spec.append((f"HomeKit pair-setup, garaged's CPU (its threads' run time, /proc/PID/task/*/schedstat): "
+                 f"median of {hk['pair_setup']['rounds']}", setup_cpu))
+
+    def verify_wall(res):
+        p = get(res, "homekit", "pair_verify")
+        return p and (f"{ms_text(p['wall_ms_median'])} (max {ms_text(p['wall_ms_max'])})", "–", "–")
+    spec.append((f"HomeKit pair-verify, a new session (TCP connect to M4, bench/homekit.py): median of {hk['pair_verify']['sessions']}",
+                 verify_wall))
+
+    def verify_cpu(res):
+        p = get(res, "homekit", "pair_verify")
+        return p and (f"{ms_text(p['cpu_ms_median'])} (utime + stime {p['cpu_stat_ms_per_verify']:g} ms each: "
+                      f"{p['cpu_stat_ticks_total']} tick{'s' if p['cpu_stat_ticks_total'] != 1 else ''} in {p['sessions']})", "–", "–")
+    spec.append((f"HomeKit pair-verify, garaged's CPU (schedstat, as above): median of {hk['pair_verify']['sessions']}", verify_cpu))
+    def latency(part, label):
+        for k in ("median", "p99"):
+            def row(res, k=k):
+                p = get(res, "homekit", part)
+                return p and (us(p[k + "_us"]), "–", "–")
+            spec.append((label(k), row))
+    latency("write_to_press", lambda k: "HomeKit write → relay: encrypted `PUT /characteristics` TargetDoorState sent → press "
+            f"in the trace: {k} ({hk['write_to_press']['samples']} presses, opens and closes)")
+    latency("edge_to_event", lambda k: "HomeKit sim: closed switch's edge → `EVENT/1.0` of CurrentDoorState received, debounce "
+            f"{hk['edge_to_event']['debounce_ms']} ms: {k} ({hk['edge_to_event']['samples']} edges)")
+
+    def hkmem(x):
+        return f"{x['vmrss_kib']:,} KiB ({x['anon_kib']:,} anon + {x['file_kib']:,} file)"
+
+    def mem_start(res):
+        m = get(res, "homekit", "memory")
+        return m and (hkmem(m["after_start"]), "–", "–")
+    spec.append(("resident memory with HomeKit on, after start: VmRSS (RssAnon + RssFile)", mem_start))
+
+    def mem_sessions(res):
+        m = get(res, "homekit", "memory")
+        return m and (hkmem(m["sessions"]) + f", +{m['sessions']['vmrss_kib'] - m['paired']['vmrss_kib']:,} KiB over "
+                      "paired with none", "–", "–")
+    spec.append((f"resident memory with HomeKit on, paired, {hk['memory']['session_count']} verified sessions subscribed at once",
+                 mem_sessions))
+if "homekit_failed" in r:
+    spec.append(("HomeKit (bench/homekit.py)", lambda res: ("did not run: " + res["homekit_failed"].replace("|", "/"), "–", "–")
+                 if "homekit_failed" in res else None))
 for name in ("garaged", "garage-pins"):
     if get(r, "size", name):
         def size(res, name=name):
@@ -577,5 +690,5 @@ print(table)
 PY
 raw="${json%.json}-raw"
 rm -rf "$raw"; mkdir -p "$raw"
-cp "$w"/*.txt "$raw"/ 2>/dev/null || true
+cp "$w"/*.txt "$w"/homekit.json "$raw"/ 2>/dev/null || true
 say "JSON: $json (table: ${json%.json}.md, raw samples: $raw/); $(($(date +%s) - t_start)) s"
