@@ -39,6 +39,12 @@ final class HomeKitReliabilityTests: GaragedTestCase {
         XCTAssertEqual(seen["unpaired-write"]?.status, 470)
         XCTAssertEqual(seen.count, 12, probe.stdout)
 
+        // Forty requests in one write are each answered, though the socket has nothing more to
+        // read once the first turn took them in.
+        let piped = try spawn(try python(), [hapraw, "pipeline", "--port", port, "--count", "40"], name: "hapraw-pipeline")
+        XCTAssertEqual(piped.waitForExit(timeout: .seconds(20)), .exited(0), piped.stderr)
+        XCTAssertEqual((json(piped.stdout) as? [String: Any])?["answers"] as? Int, 40, piped.stdout)
+
         XCTAssertEqual(try daemon.connect().request("12345O=1"), ["OK"], "the door still answers")
         XCTAssertEqual(presses(in: try waitForTrace(daemon, count: 3)).count, 1)
         let paired = try homekitPair(daemon)

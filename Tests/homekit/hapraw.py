@@ -7,6 +7,9 @@ Standard library only; it never pairs. Two subcommands:
                               and prints one JSON line per case: {"case", "status", "closed"}
                               (status: the HTTP status answered, or null; closed: the
                               accessory closed the connection within 5 s).
+    pipeline --port P [--count N]
+                              sends N unpaired requests in one write and prints
+                              {"answers": how many came back within 5 s}.
     flood --port P [--count N] [--ready-file F]
                               pipelines N small unpaired requests on one connection with a
                               tiny receive buffer, never reads a byte, writes F once all are
@@ -85,6 +88,22 @@ def malformed(port: int) -> int:
     return 0
 
 
+def pipeline(port: int, count: int) -> int:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET /accessories HTTP/1.1\r\n\r\n" * count)
+    data, deadline = b"", time.monotonic() + 5
+    while data.count(b"HTTP/1.1 ") < count and time.monotonic() < deadline:
+        ready, _, _ = select.select([s], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    print(json.dumps({"answers": data.count(b"HTTP/1.1 ")}), flush=True)
+    return 0
+
+
 def flood(port: int, count: int, ready_file: str | None) -> int:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -124,6 +143,9 @@ def main() -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("malformed")
     m.add_argument("--port", type=int, required=True)
+    pl = sub.add_parser("pipeline")
+    pl.add_argument("--port", type=int, required=True)
+    pl.add_argument("--count", type=int, default=40)
     f = sub.add_parser("flood")
     f.add_argument("--port", type=int, required=True)
     f.add_argument("--count", type=int, default=100000)
@@ -131,6 +153,8 @@ def main() -> int:
     a = p.parse_args()
     if a.cmd == "malformed":
         return malformed(a.port)
+    if a.cmd == "pipeline":
+        return pipeline(a.port, a.count)
     return flood(a.port, a.count, a.ready_file)
 
 

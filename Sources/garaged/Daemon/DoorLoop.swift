@@ -129,7 +129,9 @@ final class DoorLoop: Service, @unchecked Sendable {
             for c in connections.values {
                 fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
             }
-            if waitFor(&fds, timeout: nextDeadline().map { $0 - now }) < 0 && errno != EINTR {
+            // A connection with requests still in its buffer gets its turn without waiting.
+            let buffered = connections.values.filter(\.mayHaveMore)
+            if waitFor(&fds, timeout: buffered.isEmpty ? nextDeadline().map { $0 - now } : .zero) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             // Drained only when it fired: a request's turn makes no system call it does not need.
@@ -156,6 +158,10 @@ final class DoorLoop: Service, @unchecked Sendable {
                     serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0)
                 }
                 if connection.closing { drop(connection) }
+            }
+            for c in buffered where connections[c.fd] === c && !fds.contains(where: { $0.fd == c.fd && $0.revents != 0 }) {
+                serve(c, hungUp: false)
+                if c.closing { drop(c) }
             }
             summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))
             publishStatus()

@@ -38,6 +38,8 @@ final class HomeKitConnection: Connection {
     private var closeWhenSent = false
     /// True while a request is being answered: a close asked for meanwhile waits for its answer.
     private var routing = false
+    /// The last look at the parser found a whole request: another may follow it in the buffer.
+    private(set) var mayHaveMore = false
 
     /// Dropped by the loop: failed, or asked to close and everything it had to say is sent.
     var closing: Bool { failed || (closeWhenSent && outbox.isEmpty && !routing && waiting == nil) }
@@ -86,11 +88,13 @@ final class HomeKitConnection: Connection {
         guard !failed, !closeWhenSent else { return nil }
         let request: HTTPRequest?
         do { request = try parser.next() } catch {
+            mayHaveMore = false
             respond(HTTPResponse(status: error.status))
             closeAfterReplies()
             closeReason = "malformed HTTP: \(error.reason)"
             return []
         }
+        mayHaveMore = request != nil
         guard let request else { return nil }
         routing = true
         defer { routing = false }

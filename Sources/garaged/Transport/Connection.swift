@@ -34,11 +34,16 @@ protocol Connection: AnyObject {
     /// connection makes room first, so strangers opening connections never push out the
     /// controllers that hold idle sessions for days.
     var proven: Bool { get }
+    /// True when requests it already read may still wait in its own buffer (a stream socket's
+    /// pipelined requests, beyond what one turn serves): the loop serves it again without
+    /// waiting for the socket, which may never be readable again.
+    var mayHaveMore: Bool { get }
 }
 
 extension Connection {
     func judged(_ accepted: [Bool]) {}
     var proven: Bool { true }
+    var mayHaveMore: Bool { false }
 }
 
 /// A front end's request to act on a door (HomeKit's writes): judged by the door's rules in
