@@ -1,0 +1,1 @@
+../../../../Sources/CCrypto/ccrypto.c

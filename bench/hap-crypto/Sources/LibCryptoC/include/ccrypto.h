@@ -1,0 +1,1 @@
+../../../../../Sources/CCrypto/include/ccrypto.h

@@ -1,0 +1,1 @@
+../../../../Sources/DoorSystem/Crypto/LibCrypto.swift
