@@ -121,11 +121,22 @@ extension Door {
     public static let identifyFor: Duration = .seconds(3)
 
     /// HomeKit's identify (the owner asks "which accessory is this?"): the light comes on for
-    /// `identifyFor`, unless it is on already; never a press, never the warning (which means a
-    /// close is coming). Without a light there is nothing to show: ERR CMD, like `L=1`.
+    /// `identifyFor`, unless it is on already; without a light, the warning sounds for as long
+    /// (it ends then unless a close has come to wait for it, which the warning only ever makes
+    /// safer); never a press. With neither there is nothing to show: ERR CMD, like `L=1`.
     public mutating func identify(at now: Instant) -> Decision {
         var events = advance(to: now)
-        guard timing.light != nil else { return Decision(reply: .error(.command), events: events) }
+        guard timing.light != nil else {
+            guard timing.warning != nil else { return Decision(reply: .error(.command), events: events) }
+            if !warningOn {
+                warningOn = true
+                warningSince = nil
+                warningDecidedAt = now
+                warningOffAt = now + Door.identifyFor
+                events.append(.warning(on: true))
+            }
+            return Decision(reply: .ok, events: events)
+        }
         if !lightOn {
             lightOn = true
             lightManual = false

@@ -116,9 +116,9 @@ extension DoorLoop {
         case .light(let on):
             outcome = controller.light(on: on, for: command.door, from: command.source, at: now, wall: EventRecord.now())
         case .identify:
-            // The light for a moment; without one, the log line is all there is to show.
-            guard doors[command.door].outputs.light != nil else {
-                log.info("identify", ["source": command.source.description, "shown": "no light is wired: this line only"])
+            // The light (or the warning) for a moment; without either, the log line is all there is.
+            guard doors[command.door].outputs.light != nil || doors[command.door].outputs.warning != nil else {
+                log.info("identify", ["source": command.source.description, "shown": "no light or warning is wired: this line only"])
                 return true
             }
             outcome = controller.identify(command.door, from: command.source, at: now, wall: EventRecord.now())

@@ -107,6 +107,23 @@ final class HAPAccessoryTests: XCTestCase {
         XCTAssertEqual(seen(door.advance(to: t(4_000))), [.light(on: false)], "off after \(Door.identifyFor)")
         XCTAssertEqual(door.position, .closed)
         var dark = Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil), at: t(0))
-        XCTAssertEqual(dark.identify(at: t(0)).reply, .error(.command), "no light, nothing to show")
+        XCTAssertEqual(dark.identify(at: t(0)).reply, .error(.command), "no light, no warning: nothing to show")
+    }
+
+    /// Without a light the warning sounds for a moment; a close asked meanwhile still waits for
+    /// a whole warning from when the warning was confirmed on, and the warning stays on for it.
+    func testIdentifyWithoutALightSoundsTheWarningAndACloseStillGetsAWholeWarning() {
+        let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: .seconds(5))
+        var door = Door(timing: timing, sensing: DoorSensing(openSwitch: true), open: true, at: t(0))
+        XCTAssertEqual(seen(door.identify(at: t(1_000)).events), [.warning(on: true)])
+        door.warningShown(at: t(1_000))
+        XCTAssertEqual(seen(door.advance(to: t(4_000))), [.warning(on: false)], "off after \(Door.identifyFor)")
+        XCTAssertEqual(seen(door.identify(at: t(10_000)).events), [.warning(on: true)])
+        door.warningShown(at: t(10_000))
+        XCTAssertEqual(door.request(open: false, at: t(12_000)).reply, .ok)
+        XCTAssertEqual(pressed(door.advance(to: t(13_000))), [], "the identify's 3 s are over, the warning is not")
+        XCTAssertTrue(door.warningOn, "it stays on for the close waiting for it")
+        XCTAssertEqual(pressed(door.advance(to: t(14_999))), [])
+        XCTAssertEqual(pressed(door.advance(to: t(15_000))), [.close], "a whole warning after it was confirmed on")
     }
 }
