@@ -41,6 +41,8 @@ enum Step: Sendable, CustomStringConvertible {
     case ask(Channel, Who, Ask)
     /// A command from Home Assistant.
     case mqtt(Controller.ChannelCommand)
+    /// A HomeKit controller's write of TargetDoorState (open or close), or its identify.
+    case homekit(Controller.ChannelCommand?)
     /// Time passes, in ms.
     case wait(Int)
     /// Someone presses the opener's own remote (no request of garaged's).
@@ -66,6 +68,7 @@ enum Step: Sendable, CustomStringConvertible {
         switch self {
         case .ask(let c, let w, let a): return "ask(\(c), \(w), \(a.rawValue))"
         case .mqtt(let c): return "mqtt(\(c.rawValue))"
+        case .homekit(let c): return "homekit(\(c?.rawValue ?? "identify"))"
         case .wait(let ms): return "wait(\(ms) ms)"
         case .remote: return "remote"
         case .obstacle: return "obstacle"
@@ -97,7 +100,8 @@ enum Scenarios {
         switch kind {
         case 0..<30:
             return .ask(Step.Channel.allCases[n % 3], Step.Who.allCases[(n / 3) % 3], Step.Ask.allCases[(n / 9) % 5])
-        case 30..<42: return .mqtt(Controller.ChannelCommand.allCases[n % 3])
+        case 30..<37: return .mqtt(Controller.ChannelCommand.allCases[n % 3])
+        case 37..<42: return .homekit([.open, .close, nil][n % 3])
         case 42..<68: return .wait(100 + n * 20)
         case 68..<72: return .remote
         case 72..<75: return n % 2 == 0 ? .obstacle : .beam

@@ -71,6 +71,13 @@ final class World {
         case .mqtt(let command):
             let mqtt = RequestSource("mqtt", channel: nil)
             request(mqtt) { c, now in c.command(command, from: mqtt, at: now, age: .milliseconds(1)) }
+        case .homekit(let command):
+            let homekit = RequestSource("homekit 5F2E0C1A-CONTROLLER", channel: nil)
+            if let command {
+                request(homekit) { c, now in c.command(command, from: homekit, at: now, age: .milliseconds(2)) }
+            } else {
+                request(homekit) { c, now in c.identify(from: homekit, at: now) }
+            }
         case .wait(let ms):
             run(for: .milliseconds(ms))
         case .remote:
