@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
 # Installs the Debian packages garaged needs to build and test, only those that are missing.
-# Usage: scripts/deps.sh [extra-package ...]
+# Usage: scripts/deps.sh [--print] [extra-package ...]
+#   --print   print the list (scripts/debian-swift.sh installs it in its root), install nothing.
+# No Swift on Debian 13 (trixie, the base of Raspberry Pi OS): Debian's own, swiftlang (6.0.3),
+# whose postinst links /usr/bin/swift (done here if it did not), and git for SwiftPM.
 set -euo pipefail
 
+print=0
+if [ "${1:-}" = --print ]; then print=1; shift; fi
 packages=(libgpiod-dev libssl-dev libbluetooth-dev libmosquitto-dev libsystemd-dev libavahi-client-dev libqrencode-dev pkg-config gpiod util-linux mosquitto mosquitto-clients openssl "$@")
+if [ "$print" = 1 ]; then echo "${packages[*]}"; exit 0; fi
+debian_swift=0
+if ! command -v swift >/dev/null && [ "$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | tr -d '"')" = trixie ]; then
+    packages+=(swiftlang git)
+    debian_swift=1
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+swift_on_path() {
+    [ "$debian_swift" = 1 ] && ! command -v swift >/dev/null || return 0
+    if [ ! -e /usr/bin/swift ] && [ -x /usr/libexec/swift/bin/swift ]; then
+        $sudo ln -s /usr/libexec/swift/bin/swift /usr/bin/swift
+    fi
+    command -v swift >/dev/null ||
+        { echo "deps.sh: swiftlang is installed but swift is not on PATH: add /usr/libexec/swift/bin to PATH" >&2; exit 1; }
+}
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-((${#missing[@]} == 0)) && exit 0
+((${#missing[@]} == 0)) && { swift_on_path; exit 0; }
 
-sudo=""
-if [ "$(id -u)" != 0 ]; then
+if [ -n "$sudo" ]; then
     command -v sudo >/dev/null || { echo "deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+swift_on_path

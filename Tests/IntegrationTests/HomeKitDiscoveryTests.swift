@@ -31,7 +31,9 @@ final class HomeKitDiscoveryTests: GaragedTestCase {
     private func inside(_ command: [String], name: String) throws -> ChildProcess {
         guard let bus else { throw HarnessError("the namespaces are not made yet") }
         spawned += 1
-        return try spawn(try tool("nsenter", "util-linux"), ["--target", String(bus.pid), "--net", "--mount", "--"] + command,
+        // --root, --wd: the holder's own root and folder (entering a mount namespace resets them to
+        // the namespace's, outside the chroot scripts/debian-swift.sh runs the tests in).
+        return try spawn(try tool("nsenter", "util-linux"), ["--target", String(bus.pid), "--net", "--mount", "--root", "--wd", "--"] + command,
                          name: "\(name)\(spawned)")
     }
 

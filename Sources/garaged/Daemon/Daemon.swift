@@ -180,8 +180,13 @@ struct Daemon {
         // On stop, nothing new comes in, the loop answers what it took and closes its
         // connections, the relay ends its press and lets go, the other lines are released, the
         // history is written. Each stop waits at most its own deadline.
-        let services = ServiceGroup(services: [events] + hardware.map { DoorLines($0) as any Service } + parts.map(\.pulser) + [loop]
-                                        + (peripheral.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []) + (mdns.map { [$0] } ?? []))
+        // (In steps: as one expression it is too much for the type checker of Debian's Swift 6.0.3.)
+        var ordered: [any Service] = [events]
+        ordered += hardware.map { DoorLines($0) as any Service }
+        ordered += parts.map { $0.pulser as any Service }
+        ordered.append(loop)
+        let requests: [(any Service)?] = [peripheral, mqtt, mdns]
+        let services = ServiceGroup(services: ordered + requests.compactMap { $0 })
         services.start()
 
         let received = waitForStopSignal()
