@@ -4,7 +4,9 @@
 #   sudo make install        installs under $(PREFIX) (default /usr/local); DESTDIR= for staging
 #   sudo make uninstall      removes what install put there (not /etc/garaged.conf, not the table)
 #   make deb                 .cache/package/garaged_<version>_<arch>.deb (scripts/package.sh)
+#   make deb ARCH=arm64      the arm64 package, cross-built on amd64 with Debian's Swift (as root)
 #   make package-test        installs that .deb in a Debian 12 chroot and opens the door (as root)
+#   make package-test ARCH=arm64   the same in a Debian 13 arm64 chroot, run under qemu-user
 #
 # The build never touches .build/ (the developers' debug builds): it has its own scratch path.
 
@@ -101,10 +103,10 @@ uninstall:
 	@echo "kept $(SYSCONFDIR)/garaged.conf, /var/lib/garaged (the PIN table) and the group garage"
 
 deb:
-	scripts/package.sh
+	scripts/package.sh $(if $(ARCH),--arch $(ARCH))
 
 package-test:
-	scripts/package-test.sh
+	scripts/package-test.sh $(if $(ARCH),--arch $(ARCH))
 
 clean:
-	rm -rf $(SCRATCH) .cache/package/stage
+	rm -rf $(SCRATCH) $(SCRATCH)-arm64 .cache/package/stage

@@ -6,11 +6,18 @@
 # over the local socket, the simulated relay's 1 then 0, SIGTERM, then `dpkg --purge` and a
 # check that every file the package installed is gone and only what policy keeps stays.
 #
-# Usage (as root): scripts/package-test.sh [PATH.deb]     (make package-test)
-#   without PATH.deb it runs scripts/package.sh first.
-# Env: GARAGED_DEBIAN_MIRROR (default http://deb.debian.org/debian)
+# Usage (as root): scripts/package-test.sh [--arch arm64] [--no-unit-tests] [PATH.deb]
+#                                                   (make package-test [ARCH=arm64])
+#   without PATH.deb it runs scripts/package.sh [--arch arm64] first.
+#   --arch arm64 (on amd64): the same steps in a Debian 13 (trixie, Raspberry Pi OS's base) arm64
+#   root, every binary in it run as aarch64 by qemu-user (binfmt); the press's width under
+#   emulation is printed as a figure, not checked. Then DoorCore's unit tests, built for arm64
+#   and run as aarch64 (scripts/arm64.sh unit-tests), unless --no-unit-tests.
+# Env: GARAGED_DEBIAN_MIRROR (default http://deb.debian.org/debian); GARAGED_ROOT_CACHE, a folder
+# to keep the cached roots in instead of this checkout's .cache (.ci/run: outside its fresh clone).
 # The root is cached in .cache/package/debian12-root (first run: debootstrap, about a minute
-# here) and never used directly; each run works in .cache/package/test-root, made anew.
+# here; trixie-arm64-root for arm64: about 4 minutes, emulated) and never used directly; each
+# run works in .cache/package/test-root (test-root-arm64), made anew. At the end: each step's time.
 # "A && B || fail" is meant (fail exits); '${Status}' is dpkg-query's format, not the shell's.
 # shellcheck disable=SC2015,SC2016
 set -euo pipefail
@@ -18,16 +25,62 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 started=$SECONDS
 mirror=${GARAGED_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-cache=$PWD/.cache/package/debian12-root
-work=$PWD/.cache/package/test-root
-stamp="debootstrap --variant=minbase bookworm $mirror"
+arch=$(dpkg --print-architecture)
+host_arch=$arch
+unit_tests=yes
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --arch) [ $# -ge 2 ] || { echo "package-test: --arch needs an architecture" >&2; exit 2; }; arch=$2; shift ;;
+    --arch=*) arch=${1#--arch=} ;;
+    --no-unit-tests) unit_tests=no ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -*) echo "package-test: unknown option $1" >&2; exit 2 ;;
+    *) args+=("$1") ;;
+    esac
+    shift
+done
+set -- "${args[@]}"
+# Natively: Debian 12. Another architecture (arm64 on amd64): Debian 13, emulated, with more time
+# for each wait (slow).
+if [ "$arch" = "$host_arch" ]; then
+    suite=bookworm
+    boot_args=()
+    cache=${GARAGED_ROOT_CACHE:-$PWD/.cache}/package/debian12-root
+    work=$PWD/.cache/package/test-root
+    emulated=no
+    slow=1
+else
+    [ "$arch" = arm64 ] && [ "$host_arch" = amd64 ] || { echo "package-test: arm64 on amd64 only, not $arch on $host_arch" >&2; exit 2; }
+    suite=trixie
+    boot_args=(--arch="$arch")
+    cache=${GARAGED_ROOT_CACHE:-$PWD/.cache}/package/$suite-$arch-root
+    work=$PWD/.cache/package/test-root-$arch
+    emulated=yes
+    slow=6
+fi
+stamp="debootstrap ${boot_args[*]:+${boot_args[*]} }--variant=minbase $suite $mirror"
 daemon_pid=""
 mounted=()
 verdict=FAIL
+step_names=()
+step_times=()
+step_name=""
+step_at=$SECONDS
 
 say() { echo "package-test: $*"; }
 fail() { say "FAIL: $*"; exit 1; }
-step() { say "[$((SECONDS - started)) s] $*"; }
+end_step() {
+    [ -n "$step_name" ] && step_names+=("$step_name") && step_times+=("$((SECONDS - step_at))")
+    step_name=""
+}
+step() { end_step; say "[$((SECONDS - started)) s] $*"; step_name=$*; step_at=$SECONDS; }
+step_report() {
+    end_step
+    local i
+    say "time of each step:"
+    for i in "${!step_names[@]}"; do printf 'package-test: %6s s  %.90s\n' "${step_times[i]}" "${step_names[i]}"; done
+}
 
 cleanup() {
     local rc=$?
@@ -37,6 +90,7 @@ cleanup() {
         kill -KILL "$daemon_pid" 2>/dev/null || true
     fi
     unmount_all
+    step_report
     if [ "$verdict" = PASS ] && [ "$rc" = 0 ]; then
         remove_work
         say "PASS in $((SECONDS - started)) s"
@@ -75,9 +129,9 @@ mount_in() { # TYPE-or-bind SOURCE TARGET
     mounted+=("$target")
 }
 
-# A command inside the root, with a clean environment and a deadline.
+# A command inside the root, with a clean environment and a deadline (longer when emulated).
 in_root() { # SECONDS CMD...
-    local limit=$1; shift
+    local limit=$(($1 * slow)); shift
     timeout --kill-after=5 "$limit" chroot "$work" /usr/bin/env -i \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
         DEBIAN_FRONTEND=noninteractive "$@"
@@ -102,8 +156,13 @@ trap 'exit 130' INT TERM
 if [ $# -ge 1 ]; then
     deb=$1
 else
-    step "building the package (scripts/package.sh)"
-    deb=$(scripts/package.sh --no-lintian | tail -n 1)
+    if [ "$emulated" = yes ]; then
+        step "building the package (scripts/package.sh --arch $arch)"
+        deb=$(scripts/package.sh --arch "$arch" --no-lintian | tee /dev/stderr | tail -n 1)
+    else
+        step "building the package (scripts/package.sh)"
+        deb=$(scripts/package.sh --no-lintian | tail -n 1)
+    fi
 fi
 [ -f "$deb" ] || fail "no package at $deb"
 deb_name=$(basename "$deb")
@@ -111,15 +170,19 @@ step "package $deb"
 
 command -v debootstrap >/dev/null || scripts/deps.sh debootstrap
 command -v python3 >/dev/null || scripts/deps.sh python3
+[ "$(dpkg-deb --field "$deb" Architecture)" = "$arch" ] || fail "$deb_name is not for $arch"
+if [ "$emulated" = yes ]; then scripts/arm64.sh binfmt; fi
 
 # The cached root: made once (into .tmp, renamed when complete), then only ever copied.
 if [ ! -f "$cache/.garaged-cache" ] || [ "$(cat "$cache/.garaged-cache")" != "$stamp" ]; then
     step "no cached root: $stamp (first run only)"
     rm -rf --one-file-system "$cache" "$cache.tmp"
+    mkdir -p "$(dirname "$cache")"
     boot_started=$SECONDS
-    timeout --kill-after=10 1200 debootstrap --variant=minbase bookworm "$cache.tmp" "$mirror" \
-        > "$PWD/.cache/package/debootstrap.log" 2>&1 ||
-        { tail -n 20 "$PWD/.cache/package/debootstrap.log"; fail "debootstrap failed (log: .cache/package/debootstrap.log)"; }
+    boot_log=.cache/package/debootstrap-$suite-$arch.log
+    timeout --kill-after=10 1800 debootstrap "${boot_args[@]}" --variant=minbase "$suite" "$cache.tmp" "$mirror" \
+        > "$PWD/$boot_log" 2>&1 ||
+        { tail -n 20 "$PWD/$boot_log"; fail "debootstrap failed (log: $boot_log)"; }
     echo "$stamp" > "$cache.tmp/.garaged-cache"
     mv "$cache.tmp" "$cache"
     step "cached root made in $((SECONDS - boot_started)) s"
@@ -201,17 +264,17 @@ listening() {
     kill -0 "$daemon_pid" 2>/dev/null || { cat "$log_dir/garaged.log"; fail "garaged exited"; }
     test -S "$sock"
 }
-wait_until 10 "the socket $sock" listening
+wait_until $((10 * slow)) "the socket $sock" listening
 # (Numbers: the host's names for the root's ids are not the root's.)
 garage_gid=$(in_root 10 getent group garage | cut -d: -f3)
 [ "$(stat -c '%a %u %g' "$sock")" = "660 0 $garage_gid" ] ||
     fail "the socket is $(stat -c '%a %u %g' "$sock") (mode uid gid), not 660 root garage ($garage_gid): no CAP_CHOWN needed?"
 
 step "12345O=1 over the local socket (SOCK_SEQPACKET)"
-answer=$(timeout 10 python3 - "$sock" <<'EOF'
+answer=$(timeout $((10 * slow)) python3 - "$sock" $((5 * slow)) <<'EOF'
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-s.settimeout(5)
+s.settimeout(int(sys.argv[2]))
 s.connect(sys.argv[1])
 s.send(b"12345O=1\n")
 print(s.recv(256).decode().strip())
@@ -221,17 +284,19 @@ EOF
 trace=$work/tmp/relay.trace
 levels() { awk '{print $2}' "$trace" 2>/dev/null | tr -d '\n'; }
 pressed_and_released() { [ "$(levels)" = 010 ]; }
-wait_until 5 "the relay trace 0, 1, 0" pressed_and_released
-say "    answer OK; relay trace: $(levels | sed 's/./& /g')($(awk 'NR==2 {a=$1} NR==3 {printf "%.1f ms", ($1-a)/1e6}' "$trace"))"
+wait_until $((5 * slow)) "the relay trace 0, 1, 0" pressed_and_released
+width=$(awk 'NR==2 {a=$1} NR==3 {printf "%.1f ms", ($1-a)/1e6}' "$trace")
+say "    answer OK; relay trace: $(levels | sed 's/./& /g')($width)"
+if [ "$emulated" = yes ]; then say "    press width under qemu-user emulation ($arch): $width (a figure, not checked)"; fi
 in_root 10 garage-pins status --pin 12345 > "$log_dir/status.log" 2>&1 || { cat "$log_dir/status.log"; fail "garage-pins status"; }
 say "    garage-pins status: $(grep -i -m 1 'door' "$log_dir/status.log" || head -n 1 "$log_dir/status.log")"
 
 step "SIGTERM"
 kill -TERM "$daemon_pid"
 status=0
-end=$((SECONDS + 5))
+end=$((SECONDS + 5 * slow))
 while kill -0 "$daemon_pid" 2>/dev/null; do
-    [ "$SECONDS" -lt "$end" ] || fail "garaged still running 5 s after SIGTERM"
+    [ "$SECONDS" -lt "$end" ] || fail "garaged still running $((5 * slow)) s after SIGTERM"
     sleep 0.1
 done
 wait "$daemon_pid" || status=$?
@@ -255,8 +320,10 @@ left=()
 while read -r f; do
     [ -n "$f" ] && [ "$f" != /. ] || continue
     if [ -e "$work$f" ] || [ -L "$work$f" ]; then
-        # A directory other packages own (/usr/bin, /usr/share/man/man1) rightly stays.
-        if [ -d "$work$f" ] && in_root 10 dpkg-query -S "$f" >/dev/null 2>&1; then continue; fi
+        # A directory other packages own (/usr/bin, /usr/share/man/man1) rightly stays; also under
+        # its merged-/usr name (trixie's apt owns /usr/lib/systemd/system, which /lib/... is).
+        if [ -d "$work$f" ] && { in_root 10 dpkg-query -S "$f" >/dev/null 2>&1 ||
+            in_root 10 dpkg-query -S "$(in_root 10 readlink -f "$f")" >/dev/null 2>&1; }; then continue; fi
         left+=("$f")
     fi
 done < "$log_dir/files"
@@ -268,5 +335,10 @@ in_root 10 getent group garage >/dev/null || fail "purge removed the group garag
 [ "$(md5sum < "$work/var/lib/garaged/pins.eeprom" 2>/dev/null)" = "$table_sum" ] ||
     fail "purge removed or changed /var/lib/garaged/pins.eeprom (kept by decision)"
 say "    kept, by decision: the group garage, /var/lib/garaged with the PIN table"
+
+if [ "$emulated" = yes ] && [ "$unit_tests" = yes ]; then
+    step "DoorCore's unit tests as $arch (scripts/arm64.sh unit-tests)"
+    scripts/arm64.sh unit-tests | sed 's/^/    /'
+fi
 
 verdict=PASS
