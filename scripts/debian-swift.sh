@@ -43,9 +43,10 @@ if [ "${1:-}" = --shell ]; then shell=1; shift; fi
 # The root's packages: what scripts/deps.sh installs to build and test (the -dev packages,
 # pkg-config, mosquitto, ...) and what scripts/test.sh adds (zbar-tools, avahi, dbus), then
 # Debian's Swift, git for SwiftPM, python3-venv for aiohomekit (scripts/homekit-tools.sh),
-# iproute2 for the HomeKit discovery test's namespace, systemd for the journal test's journald.
+# iproute2 for the HomeKit discovery test's namespace, systemd for the journal test's journald,
+# libstdc++-14-dev for a release build with the static Swift standard library (make deb).
 read -r -a deps < <(scripts/deps.sh --print zbar-tools avahi-daemon avahi-utils dbus)
-packages=(swiftlang git ca-certificates python3 python3-venv iproute2 systemd "${deps[@]}")
+packages=(swiftlang git libstdc++-14-dev ca-certificates python3 python3-venv iproute2 systemd "${deps[@]}")
 stamp="debootstrap --variant=minbase trixie $mirror; apt-get install --no-install-recommends ${packages[*]}"
 
 cleanup() {

@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [--print] [extra-package ...]
 #   --print   print the list (scripts/debian-swift.sh installs it in its root), install nothing.
 # No Swift on Debian 13 (trixie, the base of Raspberry Pi OS): Debian's own, swiftlang (6.0.3),
-# whose postinst links /usr/bin/swift (done here if it did not), and git for SwiftPM.
+# whose postinst links /usr/bin/swift (done here if it did not), git for SwiftPM, and libstdc++'s
+# -dev for a release build with the Swift standard library linked in (make deb).
 set -euo pipefail
 
 print=0
@@ -12,7 +13,8 @@ packages=(libgpiod-dev libssl-dev libbluetooth-dev libmosquitto-dev libsystemd-d
 if [ "$print" = 1 ]; then echo "${packages[*]}"; exit 0; fi
 debian_swift=0
 if ! command -v swift >/dev/null && [ "$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | tr -d '"')" = trixie ]; then
-    packages+=(swiftlang git)
+    # libstdc++-14-dev: the static Swift standard library's link line names -lstdc++ (make deb).
+    packages+=(swiftlang git libstdc++-14-dev)
     debian_swift=1
 fi
 sudo=""

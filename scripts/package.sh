@@ -78,7 +78,7 @@ echo "   built in $((SECONDS - build_started)) s"
 echo "== staging $root"
 rm -rf "$stage"
 mkdir -p "$root"
-make --no-print-directory install DESTDIR="$PWD/$root" PREFIX=/usr SYSCONFDIR=/etc \
+make --no-print-directory install DESTDIR="$(realpath -m "$root")" PREFIX=/usr SYSCONFDIR=/etc \
     UNITDIR=/lib/systemd/system ZSHCOMPDIR=/usr/share/zsh/vendor-completions \
     SCRATCH="$scratch" STRIP="$strip" >/dev/null
 # In the build root for arm64: there the arm64 libraries are, and qemu-user runs the binaries.
