@@ -49,7 +49,10 @@ glitches=$(pulses "$active" <<< "$idle" | awk -v s="$t_start" -v r="$t_req" '{
     w = ($3 == "-") ? "still active at the open" : sprintf("%.3f ms", $3 / 1e6)
     printf "active at +%.3f ms after the daemon started (%s the request), for %s; ", ($1 - s) / 1e6, ($1 < r) ? "before" : "after", w }')
 check "line inactive from daemon start to the open (went active: ${glitches:-never})" [ -z "$glitches" ]
-first=$(awk -v r="$t_req" '$1 >= r - 1000000 { print $2; exit }' <<< "$idle")
+# The request's own level is the first one the daemon set: the kernel stamps it just before the
+# line turns output, in the same call, but a guest under load can be preempted between the two
+# tracepoints for milliseconds (3.9 ms seen), so it is not looked for in a window around them.
+first=$(awk 'NR == 1 { print $2 }' <<< "$idle")
 check "the request set the line to $inactive (got '$first')" [ "$first" = "$inactive" ]
 
 mapfile -t p < <(line_levels "$g" "$SIM_LABEL" 0 "$inactive" | pulses "$active")
