@@ -32,7 +32,7 @@ final class ConfigTests: GaragedTestCase {
         let daemon = try startDaemon(["--config", config])
         if let press = try pressOnce(daemon) { assertWidth(press, 120, "pulse-ms = 120 from --config") }
         // The start-up summary (logged just after the socket starts listening) agrees.
-        XCTAssertTrue(daemon.log.contains("pulse_ms=120 travel_s=1"), daemon.log)
+        waitUntil("the start line", timeout: .seconds(5)) { daemon.log.contains("pulse_ms=120 travel_s=1") }
     }
 
     func testAFlagOverridesTheConfigFile() throws {
@@ -57,7 +57,7 @@ final class ConfigTests: GaragedTestCase {
         let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
         try waitForSocket(daemon)
         if let press = try pressOnce(daemon) { assertWidth(press, 300, "default pulse, paths from --config") }
-        XCTAssertTrue(daemon.log.contains("auto_close_s=off ble=off"), daemon.log)
+        waitUntil("the start line", timeout: .seconds(5)) { daemon.log.contains("auto_close_s=off ble=off") }
     }
 
     /// Starting must fail (exit 1) before anything is touched, with `expect` in the message.

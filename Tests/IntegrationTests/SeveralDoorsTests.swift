@@ -130,6 +130,10 @@ final class SeveralDoorsTests: GaragedTestCase {
             return log.contains { $0.contains(#""kind":"open""#) && $0.contains(#""door":"gate""#) }
         }
         XCTAssertFalse(log.contains { $0.contains(#""kind":"open""#) && !$0.contains(#""door":"#) }, "\(log)")
+        // The log has its own thread: its lines arrive a moment after the answers do.
+        waitUntil("the request and the press in the log", timeout: .seconds(5)) {
+            daemon.log.contains("command=\"open @gate\"") && daemon.log.contains("press door=gate reason=open pulse_ms=500")
+        }
         XCTAssertTrue(daemon.log.contains("command=\"open @gate\""), daemon.log)
         XCTAssertTrue(daemon.log.contains("press door=gate reason=open pulse_ms=500"), daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
