@@ -158,7 +158,9 @@ if [ $# -ge 1 ]; then
 else
     if [ "$emulated" = yes ]; then
         step "building the package (scripts/package.sh --arch $arch)"
-        deb=$(scripts/package.sh --arch "$arch" --no-lintian | tee /dev/stderr | tail -n 1)
+        # Shown as it goes through a copy of stderr: `tee /dev/stderr` would reopen it, and where
+        # stderr is a file (a CI log) that truncates everything written before.
+        deb=$(scripts/package.sh --arch "$arch" --no-lintian | tee >(cat >&2) | tail -n 1)
     else
         step "building the package (scripts/package.sh)"
         deb=$(scripts/package.sh --no-lintian | tail -n 1)
