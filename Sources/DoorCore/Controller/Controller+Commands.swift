@@ -63,8 +63,8 @@ extension Controller {
         let key = source.summaryKey
         // Only a door that may need the warning asks the channel's allowance (a lookup saved on
         // the common press: no warning output, or a door at CLOSED).
-        let door = doors[outcome.doorIndex].door
-        let mayWarn = door.timing.warning == nil || door.position == .closed || rates.allows(.warning, for: key, at: now)
+        let i = outcome.doorIndex
+        let mayWarn = doors[i].door.timing.warning == nil || doors[i].door.position == .closed || rates.allows(.warning, for: key, at: now)
         let decision = ask(&doors[outcome.doorIndex].door, mayWarn)
         if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
             _ = rates.spend(.warning, for: key, at: now)

@@ -72,6 +72,8 @@ public struct Controller: Sendable {
     public mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                wall: Int64 = 0, age: Duration? = nil) -> Judged {
         var outcome = Outcome()
+        // What the door did is described (history records, pushes) in `account`, after the presses.
+        outcome.undescribed = []
         let labelsBefore = labels
         decide(bytes, from: source, at: now, wall: wall, age: age, &outcome)
         return Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labelsBefore)
@@ -80,6 +82,9 @@ public struct Controller: Sendable {
     /// What the history keeps of a judged request, and who opened the door: after its presses.
     public mutating func account(_ judged: Judged) -> Outcome {
         var outcome = judged.outcome
+        keepCloseFailedIfChanged(outcome.doorIndex, wall: judged.wall, &outcome)
+        for group in outcome.undescribed ?? [] { describe(group, wall: judged.wall, into: &outcome) }
+        outcome.undescribed = nil
         noteOpener(outcome, name: opener(slot: outcome.slot, source: judged.source))
         outcome.records += tagged(outcome.requestRecords(source: judged.source.description, at: judged.wall,
                                                          labelsBefore: judged.labelsBefore, labelsAfter: labels),
@@ -224,24 +229,39 @@ public struct Controller: Sendable {
     /// Adds what the door did to the outcome: the events, their history records, and what
     /// phones are told. A press a request caused is recorded as that request, not again here.
     /// A close that failed (or the door seen closed after one) is kept beside the table.
+    /// While a request is judged (`undescribed` set), only the events are added: the rest waits
+    /// for `account`, so nothing stands between the gate's permit and the relay.
     mutating func report(_ events: [Door.Event], at now: Instant, wall: Int64, byRequest: Bool = false,
                          into outcome: inout Outcome) {
-        let i = outcome.doorIndex
-        if doors[i].door.closeFailed != doors[i].closeFailedKept { keepCloseFailed(i, wall: wall, &outcome) }
+        let judging = outcome.undescribed != nil
+        if judging && events.isEmpty { return }
+        outcome.door += events
+        let group = Outcome.DoorEvents(events: events, byRequest: byRequest, at: now,
+                                       autoCloseInterval: doors[outcome.doorIndex].door.autoCloseInterval)
+        if judging {
+            outcome.undescribed?.append(group)
+        } else {
+            keepCloseFailedIfChanged(outcome.doorIndex, wall: wall, &outcome)
+            describe(group, wall: wall, into: &outcome)
+        }
+    }
+
+    /// What the history and phones are told of what a door did (`report`'s second half).
+    private mutating func describe(_ group: Outcome.DoorEvents, wall: Int64, into outcome: inout Outcome) {
+        let i = outcome.doorIndex, events = group.events
         guard !events.isEmpty else { return }
-        if !byRequest, events.presses.contains(where: { $0.reason == .open }) {
+        if !group.byRequest, events.presses.contains(where: { $0.reason == .open }) {
             // An open that waited for its warning presses now: whoever asked for it opened.
             doors[i].lastOpener = doors[i].pendingOpener ?? doors[i].lastOpener
             doors[i].pendingOpener = nil
         }
-        let door = doors[i].door
-        outcome.door += events
         outcome.records += tagged(events.compactMap { e in
-            if byRequest, case .press = e { return nil }
-            return e.record(at: wall, autoCloseInterval: door.autoCloseInterval)
+            if group.byRequest, case .press = e { return nil }
+            return e.record(at: wall, autoCloseInterval: group.autoCloseInterval)
         }, i)
         // With several doors, each push says which door it is about (`@2:S OPEN`).
-        let pushes = events.compactMap { $0.push(door, at: now) }
+        let timing = doors[i].door.timing
+        let pushes = events.compactMap { $0.push(timing, at: group.at) }
         outcome.pushes += doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) }
     }
 
@@ -261,9 +281,10 @@ public struct Controller: Sendable {
         }
     }
 
-    /// Saves whether a close failed; on failure the door still holds to it, and the log says
-    /// it may not outlive a restart.
-    private mutating func keepCloseFailed(_ i: Int, wall: Int64, _ outcome: inout Outcome) {
+    /// Saves whether a close failed, when that changed; on failure the door still holds to it,
+    /// and the log says it may not outlive a restart.
+    private mutating func keepCloseFailedIfChanged(_ i: Int, wall: Int64, _ outcome: inout Outcome) {
+        guard doors[i].door.closeFailed != doors[i].closeFailedKept else { return }
         doors[i].closeFailedKept = doors[i].door.closeFailed
         do { try doors[i].doorStateStore?.save(closeFailed: doors[i].door.closeFailed, at: wall) } catch {
             outcome.storeError = error.description

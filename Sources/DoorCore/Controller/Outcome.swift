@@ -31,6 +31,17 @@ extension Controller {
         /// rate of its channel (`ERR RATE`), or by the door's gate (`ERR FAULT`, `ERR BUSY`).
         public var refusal: String?
 
+        /// A request's door events not yet described (records, pushes): set while it is judged.
+        var undescribed: [DoorEvents]?
+
+        /// Door events as one call reported them, with what their description needs.
+        struct DoorEvents: Sendable {
+            var events: [Door.Event]
+            var byRequest: Bool
+            var at: Instant
+            var autoCloseInterval: Duration?
+        }
+
         public init() {}
 
         /// The last reply, which is what the log records as the result.

@@ -1,8 +1,11 @@
 /// Time passing: switch levels settling, travel ending, a press that failed, the warning
 /// running out, auto-close, a hold ending, the door left open, the light going off.
 extension Door {
-    /// Moves time forward to `now` and returns what happened, in order.
+    /// Moves time forward to `now` and returns what happened, in order. Nothing happens before
+    /// `nextDeadline` (the daemon's loop sleeps until it, so a timer it did not name would
+    /// never fire), and a request judged between deadlines, as nearly all are, stops here.
     public mutating func advance(to now: Instant) -> [Event] {
+        guard let due = nextDeadline, now >= due else { return [] }
         var events = settleSwitches(at: now)
         if let end = travelEndsAt, now >= end {
             travelEndsAt = nil

@@ -98,7 +98,7 @@ public struct Door: Sendable, Equatable {
     /// caller keeps it beside the table, so it outlives a restart.
     public internal(set) var closeFailed = false
 
-    var switches: [DoorSwitch: Debouncer] = [:]
+    var switches = DoorSwitches()
     var expectation: Expectation?
     /// When a door that is moving counts as arrived (an end inferred from the travel time) or,
     /// at an end a switch senses, as STOPPED.
@@ -184,13 +184,26 @@ public struct Door: Sendable, Equatable {
     /// The next instant at which `advance` has something to do, for the caller's timer (a
     /// close waiting for the relay is woken by `relayReleased`, not by the timer).
     public var nextDeadline: Instant? {
-        var deadlines = switches.values.compactMap(\.deadline)
-        deadlines += [travelEndsAt, expectation?.by, warningOffAt, holdUntil, nextLeftOpen,
-                      lightManual ? nil : lightOffAt].compactMap { $0 }
-        if !pressing {
-            deadlines += [pendingPress?.due, autoCloseArmed ? autoCloseAt : nil].compactMap { $0 }
+        // Asked every turn of the daemon's loop: the earliest of a few optionals, with nothing
+        // allocated.
+        var earliest: Instant?
+        func consider(_ t: Instant?) {
+            if let t, earliest.map({ t < $0 }) ?? true { earliest = t }
         }
-        return deadlines.min()
+        consider(switches.closed?.deadline)
+        consider(switches.open?.deadline)
+        consider(switches.obstruction?.deadline)
+        consider(travelEndsAt)
+        consider(expectation?.by)
+        consider(warningOffAt)
+        consider(holdUntil)
+        consider(nextLeftOpen)
+        if !lightManual { consider(lightOffAt) }
+        if !pressing {
+            consider(pendingPress?.due)
+            if autoCloseArmed { consider(autoCloseAt) }
+        }
+        return earliest
     }
 
     /// True when auto-close would fire at `autoCloseAt`.

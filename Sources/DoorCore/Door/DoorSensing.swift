@@ -41,6 +41,31 @@ public enum DoorSwitch: String, Sendable, CaseIterable {
     case obstruction
 }
 
+/// A door's switches, each where it is wired (nil where it is not): read on every request's
+/// path, so held in place rather than in a dictionary that hashes.
+struct DoorSwitches: Sendable, Equatable {
+    var closed: Debouncer?
+    var open: Debouncer?
+    var obstruction: Debouncer?
+
+    subscript(which: DoorSwitch) -> Debouncer? {
+        get {
+            switch which {
+            case .closed: return closed
+            case .open: return open
+            case .obstruction: return obstruction
+            }
+        }
+        set {
+            switch which {
+            case .closed: closed = newValue
+            case .open: open = newValue
+            case .obstruction: obstruction = newValue
+            }
+        }
+    }
+}
+
 /// Turns a switch's raw edges into a stable level: a new level counts once it has held for
 /// `period` (contacts bounce for a few ms; a reed switch as the door passes, for longer).
 public struct Debouncer: Sendable, Equatable {

@@ -37,9 +37,9 @@ extension Door.Event {
 
     /// What phones that enabled notifications are told of it (one record, at most 20 bytes):
     /// warnings, faults, "left open". The door's state (`S`) reaches them from the status.
-    public func push(_ door: Door, at now: Instant) -> Reply? {
+    public func push(_ timing: DoorTiming, at now: Instant) -> Reply? {
         switch self {
-        case .pressWarned: return .warning(seconds: door.timing.warning?.secondsRoundedUp ?? 0)
+        case .pressWarned: return .warning(seconds: timing.warning?.secondsRoundedUp ?? 0)
         case .pressCancelled: return .warningOff
         case .fault(let f): return .fault(f)
         case .leftOpen(let d): return .leftOpen(minutes: Int(d.nanoseconds / 60_000_000_000))

@@ -103,6 +103,7 @@ extension DoorLoop {
         }
         connection.close()
         connections[connection.fd] = nil
+        dropped &+= 1
         pausedListeners.removeAll()  // a descriptor is free again
     }
 }

@@ -71,6 +71,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     let pairing: PairingAgent?
     /// The HomeKit accessory, with `--homekit` (its sessions are among `connections`).
     let homekit: HomeKitAccessory?
+    /// Connections dropped so far: a turn that dropped none needs no check that the one it
+    /// polled is still there.
+    var dropped = 0
     /// What the history's stop record says (the signal); set before `stop`.
     var stopReason = "stopped"
 
@@ -118,46 +121,71 @@ final class DoorLoop: Service, @unchecked Sendable {
         _ = takeInbox()
         publishStatus()
         notifier?.ready(at: clock.now())
+        // What each polled descriptor is, in `fds`'s order: a turn finds what fired without a
+        // lookup (a request's path from the wake-up to its press is the one to keep short).
+        var targets: [PollTarget] = []
         while takeInbox() {
             var fds = [pollfd(fd: inbox.wake.fd, events: Int16(POLLIN), revents: 0)]
+            targets.removeAll(keepingCapacity: true)
+            targets.append(.wake)
             let now = clock.now()
             pausedListeners = pausedListeners.filter { $0.value > now }
-            for d in doors { for s in d.switches { fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0)) } }
-            for fd in listeners.keys where pausedListeners[fd] == nil {
+            for d in doors {
+                for s in d.switches {
+                    fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0))
+                    targets.append(.switchInput(s, door: d.index))
+                }
+            }
+            for (fd, listener) in listeners where pausedListeners[fd] == nil {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                targets.append(.listener(listener))
             }
             for c in connections.values {
                 fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
+                targets.append(.connection(c))
             }
             // A connection with requests still in its buffer gets its turn without waiting.
             let buffered = connections.values.filter(\.mayHaveMore)
-            if waitFor(&fds, timeout: buffered.isEmpty ? nextDeadline().map { $0 - now } : .zero) < 0 && errno != EINTR {
+            // The doors' deadlines as they stand before the wait: only a switch's edge changes
+            // them before the turn looks (`readSwitch` then looks again).
+            var due = nextDeadline()
+            if waitFor(&fds, timeout: buffered.isEmpty ? due.map { $0 - now } : .zero) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             // Drained only when it fired: a request's turn makes no system call it does not need.
             if fds[0].revents != 0 { inbox.wake.drain() }
-            for pfd in fds where pfd.revents != 0 {
-                for d in doors { if let s = d.switches.first(where: { $0.fd == pfd.fd }) { readSwitch(s, of: d.index) } }
+            for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
+                guard case .switchInput(let s, let door) = targets[k] else { continue }
+                readSwitch(s, of: door)
+                due = .init(nanoseconds: .min)
             }
             // Time's work first when some is due (a request judges its door at its own time
             // anyway, so a turn that only brings a request goes straight to it).
-            for i in controller.doors.indices {
-                if let due = controller.doors[i].door.nextDeadline, due <= clock.now() {
-                    carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
+            if let due, due <= clock.now() {
+                for i in controller.doors.indices {
+                    if let d = controller.doors[i].door.nextDeadline, d <= clock.now() {
+                        carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
+                    }
                 }
             }
             // Requests before anything that can wait: a press goes out first.
-            for pfd in fds.dropFirst() where pfd.revents != 0 {
-                if let listener = listeners[pfd.fd] {
-                    acceptConnections(from: listener)
+            let drops = dropped
+            for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
+                switch targets[k] {
+                case .wake, .switchInput:
                     continue
+                case .listener(let listener):
+                    acceptConnections(from: listener)
+                case .connection(let connection):
+                    // Dropped earlier in this turn (to make room) or replaced by a new one on
+                    // the same descriptor: not this turn's to serve.
+                    if dropped != drops, connections[pfd.fd] !== connection { continue }
+                    if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
+                    if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                        serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0)
+                    }
+                    if connection.closing { drop(connection) }
                 }
-                guard let connection = connections[pfd.fd] else { continue }
-                if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
-                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                    serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0)
-                }
-                if connection.closing { drop(connection) }
             }
             for c in buffered where connections[c.fd] === c && !fds.contains(where: { $0.fd == c.fd && $0.revents != 0 }) {
                 serve(c, hungUp: false)
@@ -186,6 +214,14 @@ final class DoorLoop: Service, @unchecked Sendable {
             if let due = controller.doors[i].door.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
         }
         return earliest
+    }
+
+    /// What a polled descriptor belongs to.
+    private enum PollTarget {
+        case wake
+        case switchInput(any SwitchInput, door: Int)
+        case listener(any Listener)
+        case connection(Connection)
     }
 
     /// Applies what other threads handed over; false once the loop should stop.

@@ -17,21 +17,8 @@ extension ATTServer {
         ATTReadByGroupTypeRequest.opcode: request { (s, r: ATTReadByGroupTypeRequest) in
             s.readByGroupType(r.range, groupType: r.groupType)
         },
-        ATTWriteRequest.opcode: { server, pdu in
-            // Not held to ATT_MTU as a whole: a value over ATT_MTU-3 is Invalid Attribute Value Length.
-            decoding(pdu) { (r: ATTWriteRequest) in
-                switch server.write(r.handle, r.value, permission: .write) {
-                case .success(let command): return Output(response: ATTServer.writeResponse, command: command)
-                case .failure(let code): return Output(response: error(ATTWriteRequest.self, r.handle, code))
-                }
-            }
-        },
-        ATTWriteCommand.opcode: { server, pdu in
-            // Never a response; a write that fails for any reason is ignored (3.4.5.3).
-            decoding(pdu) { (c: ATTWriteCommand) in
-                Output(command: (try? server.write(c.handle, c.value, permission: .writeCommand).get()) ?? nil)
-            }
-        },
+        ATTWriteRequest.opcode: { server, pdu in server.writeRequest(pdu) },
+        ATTWriteCommand.opcode: { server, pdu in server.writeCommand(pdu) },
         ATTHandleValueConfirmation.opcode: { _, pdu in
             // This server sends no indications; a stray confirmation is harmless.
             decoding(pdu) { (_: ATTHandleValueConfirmation) in Output() }
@@ -47,6 +34,24 @@ extension ATTServer {
 
     /// The Write Response, encoded once: it has no fields.
     static let writeResponse = ATTWriteResponse().bytes
+
+    /// A Write Request: not held to ATT_MTU as a whole (a value over ATT_MTU-3 is Invalid
+    /// Attribute Value Length).
+    mutating func writeRequest(_ pdu: [UInt8]) -> Output {
+        let r: ATTWriteRequest
+        do { r = try ATTWriteRequest.decode(pdu) } catch { return ATTServer.refused(error) }
+        switch write(r.handle, r.value, permission: .write) {
+        case .success(let command): return Output(response: ATTServer.writeResponse, command: command)
+        case .failure(let code): return Output(response: ATTServer.error(ATTWriteRequest.self, r.handle, code))
+        }
+    }
+
+    /// A Write Command: never a response; a write that fails for any reason is ignored (3.4.5.3).
+    mutating func writeCommand(_ pdu: [UInt8]) -> Output {
+        let c: ATTWriteCommand
+        do { c = try ATTWriteCommand.decode(pdu) } catch { return ATTServer.refused(error) }
+        return Output(command: (try? write(c.handle, c.value, permission: .writeCommand).get()) ?? nil)
+    }
 
     /// Why a request is refused: the handle at fault (0x0000 when none) and the error code.
     struct Refusal: Error {

@@ -70,6 +70,10 @@ public struct ATTServer: Sendable {
         case .response, .notification, .indication: return ATTServer.refused(.notARequest(opcode: raw))
         case .request, .command, .confirmation: break
         }
+        // A phone's command arrives as a write: answered here, not through the table, since
+        // every press a phone asks for takes this path.
+        if opcode == .writeRequest { return writeRequest(pdu) }
+        if opcode == .writeCommand { return writeCommand(pdu) }
         guard let route = ATTServer.routeByOpcode[Int(raw)] else {
             return ATTServer.refused(opcode.kind == .command ? .unsupportedCommand(opcode: raw) : .unsupportedRequest(opcode: raw))
         }
