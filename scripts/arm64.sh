@@ -38,6 +38,8 @@ triple=aarch64-unknown-linux-gnu
 # lib/swift_static (what --static-swift-stdlib links) and lib/clang (the compiler's C headers).
 swift_arm64=/opt/swift-arm64/usr/libexec/swift/lib
 mounted=()
+# shellcheck source=scripts/lib/root.sh
+. scripts/lib/root.sh
 
 # (On stderr for run: its caller reads the command's output.)
 say() { if [ "${command:-}" = run ]; then echo "arm64: $*" >&2; else echo "arm64: $*"; fi; }
@@ -111,17 +113,6 @@ unmount_all() {
     done < <(awk -v r="$root" 'index($2, r "/") == 1 {print $2}' /proc/self/mounts | sort -r)
 }
 
-mount_in() { # TYPE-or-bind[-ro] SOURCE TARGET
-    local target=$root$3
-    mkdir -p "$target"
-    case $1 in
-    bind) mount --bind "$2" "$target" ;;
-    bind-ro) mount --bind "$2" "$target" && mount -o remount,bind,ro "$target" ;;
-    *) mount -t "$1" "$2" "$target" ;;
-    esac
-    mounted+=("$target")
-    mount --make-private "$target"
-}
 
 # A command inside the root, with a clean environment, Debian's (amd64) Swift on PATH and a deadline.
 in_root() { # SECONDS CMD...
@@ -212,25 +203,7 @@ rsync -a --delete --exclude=/.git --exclude='/.build*' --exclude=/.cache --exclu
 step "checkout copied to .cache/arm64/src ($((SECONDS - t)) s)"
 mount_in bind "$src" /src
 
-# The host's certificate authorities of its own (a proxy's), so git trusts what the host does.
-rm -f "$root"/usr/local/share/ca-certificates/host-*.crt
-for c in /usr/local/share/ca-certificates/*.crt; do
-    [ -f "$c" ] && cp "$c" "$root/usr/local/share/ca-certificates/host-$(basename "$c")"
-done
-in_root 60 update-ca-certificates --fresh > /dev/null 2>&1 || fail "update-ca-certificates in the root"
-
-# The host's git URL rewrites (a local mirror of github.com, say), and the local folders they name.
-: > "$root/etc/gitconfig"
-while read -r key value; do
-    [ -n "$key" ] || continue
-    in_root 10 git config --system --add "$key" "$value"
-    prefix=${key#url.}
-    prefix=${prefix%.insteadof}
-    prefix=${prefix%/}
-    if [ "${prefix#/}" != "$prefix" ] && [ -d "$prefix" ] && ! mountpoint -q "$root$prefix"; then
-        mount_in bind-ro "$prefix" "$prefix"
-    fi
-done < <(git config --get-regexp '^url\..*\.insteadof$' || true)
+share_host_trust
 
 if [ "$command" = shell ]; then
     step "a shell in the root (exit to unmount)"

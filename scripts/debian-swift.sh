@@ -30,6 +30,8 @@ base=$PWD/.cache/debian-swift
 root=${GARAGED_ROOT_CACHE:-$PWD/.cache}/debian-swift/trixie-root
 src=$base/src
 mounted=()
+# shellcheck source=scripts/lib/root.sh
+. scripts/lib/root.sh
 
 say() { echo "debian-swift: $*"; }
 fail() { say "FAIL: $*"; exit 1; }
@@ -71,19 +73,6 @@ unmount_all() {
     done < <(awk -v r="$root" 'index($2, r "/") == 1 || $2 == r {print $2}' /proc/self/mounts | sort -r)
 }
 
-mount_in() { # TYPE-or-[r]bind[-ro] SOURCE TARGET
-    local target=$root$3
-    mkdir -p "$target"
-    case $1 in
-    bind) mount --bind "$2" "$target" ;;
-    rbind) mount --rbind "$2" "$target" && mount --make-rslave "$target" ;;
-    bind-ro) mount --bind "$2" "$target" && mount -o remount,bind,ro "$target" ;;
-    *) mount -t "$1" "$2" "$target" ;;
-    esac
-    mounted+=("$target")
-    # Nothing mounted below it reaches the host's own (a bind of a shared /dev would).
-    [ "$1" = rbind ] || mount --make-private "$target"
-}
 
 # A command inside the root, with a clean environment, Debian's Swift and a deadline. In the
 # background and waited for, so that Ctrl-C or SIGTERM runs the trap at once (timeout's process
@@ -194,26 +183,7 @@ mount_in tmpfs tmpfs /run
 mount_in tmpfs tmpfs /tmp
 mount_in bind "$src" /src
 
-# The host's certificate authorities of its own (a proxy's), so pip and git trust what the host does.
-rm -f "$root"/usr/local/share/ca-certificates/host-*.crt
-for c in /usr/local/share/ca-certificates/*.crt; do
-    [ -f "$c" ] && cp "$c" "$root/usr/local/share/ca-certificates/host-$(basename "$c")"
-done
-in_root 60 update-ca-certificates --fresh > /dev/null 2>&1 || fail "update-ca-certificates in the root"
-
-# The host's git URL rewrites (a local mirror of github.com, say), and the local folders they name.
-: > "$root/etc/gitconfig"
-while read -r key value; do
-    [ -n "$key" ] || continue
-    in_root 10 git config --system --add "$key" "$value"
-    prefix=${key#url.}
-    prefix=${prefix%.insteadof}
-    prefix=${prefix%/}
-    if [ "${prefix#/}" != "$prefix" ] && [ -d "$prefix" ] && ! mountpoint -q "$root$prefix"; then
-        mount_in bind-ro "$prefix" "$prefix"
-        say "    git: $value -> $prefix (the host's, read-only)"
-    fi
-done < <(git config --get-regexp '^url\..*\.insteadof$' || true)
+share_host_trust
 
 if [ "$shell" = 1 ]; then
     step "a shell in the root (exit to unmount)"

@@ -4,14 +4,17 @@ extension ATTServer {
     /// Applies one write; returns the command bytes when the target is the command inbox.
     mutating func write(_ handle: UInt16, _ value: [UInt8],
                         permission: GATTPermissions) -> Result<[UInt8]?, ATTErrorCode> {
-        guard let attribute = database.attribute(handle) else { return .failure(.invalidHandle) }
-        guard attribute.permissions.contains(permission) else { return .failure(.writeNotPermitted) }
-        if attribute.permissions.contains(.pairedWrite), let refusal = link.refusalForPairedWrite {
+        // Read in place, not copied out: a phone's every command comes this way.
+        let i = Int(handle) - 1
+        guard gatt.database.attributes.indices.contains(i) else { return .failure(.invalidHandle) }
+        let permissions = gatt.database.attributes[i].permissions
+        guard permissions.contains(permission) else { return .failure(.writeNotPermitted) }
+        if permissions.contains(.pairedWrite), let refusal = link.refusalForPairedWrite {
             return .failure(refusal)
         }
         // One write carries at most ATT_MTU-3 octets (Table 3.30); longer is refused, never cut.
         guard value.count <= Int(mtu) - 3 else { return .failure(.invalidAttributeValueLength) }
-        switch attribute.value {
+        switch gatt.database.attributes[i].value {
         case .sink:
             return .success(value)
         case .clientConfiguration(let allowed):
