@@ -50,6 +50,7 @@ if [ "$arch" = "$host_arch" ]; then
     work=$PWD/.cache/package/test-root
     emulated=no
     slow=1
+    unitdir=/lib/systemd/system
 else
     [ "$arch" = arm64 ] && [ "$host_arch" = amd64 ] || { echo "package-test: arm64 on amd64 only, not $arch on $host_arch" >&2; exit 2; }
     suite=trixie
@@ -58,6 +59,7 @@ else
     work=$PWD/.cache/package/test-root-$arch
     emulated=yes
     slow=6
+    unitdir=/usr/lib/systemd/system
 fi
 stamp="debootstrap ${boot_args[*]:+${boot_args[*]} }--variant=minbase $suite $mirror"
 daemon_pid=""
@@ -233,7 +235,7 @@ in_root 10 getent group garage >/dev/null || fail "no group garage"
     fail "/etc/garaged.conf is not the package's one conffile"
 grep -q '^relay = sim:' "$work/etc/garaged.conf" || fail "the installed /etc/garaged.conf names a real relay line"
 in_root 30 dpkg -L garaged > "$log_dir/files"
-for f in /usr/sbin/garaged /usr/bin/garage-pins /lib/systemd/system/garaged.service /etc/garaged.conf \
+for f in /usr/sbin/garaged /usr/bin/garage-pins "$unitdir/garaged.service" /etc/garaged.conf \
          /usr/share/man/man1/garaged.1.gz /usr/share/man/man1/garage-pins.1.gz \
          /usr/share/bash-completion/completions/garage-pins /usr/share/zsh/vendor-completions/_garage-pins \
          /usr/share/fish/vendor_completions.d/garage-pins.fish /usr/share/doc/garaged/copyright \
@@ -250,7 +252,7 @@ table_sum=$(md5sum < "$work/var/lib/garaged/pins.eeprom")
 
 # As the unit runs it: its CapabilityBoundingSet= and SupplementaryGroups=, no new privileges,
 # its UMask=, and the folder RuntimeDirectory= would make.
-unit=$work/lib/systemd/system/garaged.service
+unit=$work$unitdir/garaged.service
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr '[:upper:]' '[:lower:]' | sed 's/cap_\([a-z_]*\)/+\1/g; s/ /,/g')
 groups=$(sed -n 's/^SupplementaryGroups=//p' "$unit" | tr ' ' ',')
 [ -n "$caps" ] && [ -n "$groups" ] || fail "the unit has no CapabilityBoundingSet= or SupplementaryGroups="

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package: .cache/package/garaged_<version>_<arch>.deb (plain dpkg-deb, no
-# debhelper). The file set is `make install`'s (PREFIX=/usr, the unit in /lib/systemd/system);
+# debhelper). The file set is `make install`'s (PREFIX=/usr, the unit where the target's systemd
+# keeps its own);
 # Depends: is what dpkg-shlibdeps finds the binaries linked against, plus adduser (postinst's
 # addgroup). The version is GaragedCommand.version, declared once in the Swift source.
 #
@@ -52,6 +53,21 @@ else
     scripts/deps.sh dpkg-dev binutils
 fi
 
+# Where the unit goes: where the target's systemd keeps its own. Debian 13 (trixie, merged /usr:
+# its systemd and debhelper) uses /usr/lib/systemd/system, Debian 12 /lib/systemd/system. The arm64
+# package is trixie's; natively, the build machine's systemd says (pkg-config), or its release.
+if [ "$cross" = yes ]; then
+    unitdir=/usr/lib/systemd/system
+elif ! unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null) || [ -z "$unitdir" ]; then
+    # shellcheck disable=SC1091
+    debian_major=$(. /etc/os-release && echo "${VERSION_ID%%.*}")
+    if [ -n "$debian_major" ] && [ "$debian_major" -lt 13 ] 2>/dev/null; then
+        unitdir=/lib/systemd/system
+    else
+        unitdir=/usr/lib/systemd/system
+    fi
+fi
+
 version=$(sed -n 's/^[[:space:]]*static let version = "\([^"]*\)".*/\1/p' Sources/garaged/Runtime/BuildInfo.swift)
 [ "$(printf '%s\n' "$version" | grep -c .)" = 1 ] ||
     die "expected one 'static let version = \"...\"' in Sources/garaged/Runtime/BuildInfo.swift, found: '$version'"
@@ -79,7 +95,7 @@ echo "== staging $root"
 rm -rf "$stage"
 mkdir -p "$root"
 make --no-print-directory install DESTDIR="$(realpath -m "$root")" PREFIX=/usr SYSCONFDIR=/etc \
-    UNITDIR=/lib/systemd/system ZSHCOMPDIR=/usr/share/zsh/vendor-completions \
+    UNITDIR="$unitdir" ZSHCOMPDIR=/usr/share/zsh/vendor-completions \
     SCRATCH="$scratch" STRIP="$strip" >/dev/null
 # In the build root for arm64: there the arm64 libraries are, and qemu-user runs the binaries.
 run_staged() { if [ "$cross" = yes ]; then scripts/arm64.sh run "$root" "$@"; else (cd "$root" && "$@"); fi; }
