@@ -17,6 +17,9 @@
 
 _Static_assert(CMDNS_ERR_COLLISION == AVAHI_ERR_COLLISION && CMDNS_ERR_DISCONNECTED == AVAHI_ERR_DISCONNECTED &&
                CMDNS_ERR_NO_DAEMON == AVAHI_ERR_NO_DAEMON, "cmdns.h's error numbers are avahi's");
+_Static_assert(CMDNS_IF_ANY == AVAHI_IF_UNSPEC && CMDNS_PROTO_ANY == AVAHI_PROTO_UNSPEC &&
+               CMDNS_PROTO_INET == AVAHI_PROTO_INET && CMDNS_PROTO_INET6 == AVAHI_PROTO_INET6,
+               "cmdns.h's interface and protocol numbers are avahi's");
 
 struct cmdns {
     AvahiSimplePoll *poll;
@@ -123,7 +126,8 @@ static AvahiStringList *txt_list(const char *txt, size_t txt_len) {
     return avahi_string_list_reverse(list);
 }
 
-int cmdns_publish(cmdns *m, const char *name, const char *type, int port, const char *txt, size_t txt_len) {
+int cmdns_publish(cmdns *m, int interface, int protocol, const char *name, const char *type, int port,
+                  const char *txt, size_t txt_len) {
     if (m->client == NULL) return AVAHI_ERR_BAD_STATE;
     if (m->group == NULL) {
         m->group = avahi_entry_group_new(m->client, on_group, m);
@@ -132,7 +136,7 @@ int cmdns_publish(cmdns *m, const char *name, const char *type, int port, const 
         avahi_entry_group_reset(m->group);
     }
     AvahiStringList *list = txt_list(txt, txt_len);
-    int rc = avahi_entry_group_add_service_strlst(m->group, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, 0, name, type,
+    int rc = avahi_entry_group_add_service_strlst(m->group, interface, protocol, 0, name, type,
                                                   NULL, NULL, (uint16_t)port, list);
     avahi_string_list_free(list);
     if (rc == 0) rc = avahi_entry_group_commit(m->group);
@@ -140,10 +144,11 @@ int cmdns_publish(cmdns *m, const char *name, const char *type, int port, const 
     return rc;
 }
 
-int cmdns_update_txt(cmdns *m, const char *name, const char *type, const char *txt, size_t txt_len) {
+int cmdns_update_txt(cmdns *m, int interface, int protocol, const char *name, const char *type,
+                     const char *txt, size_t txt_len) {
     if (m->group == NULL) return AVAHI_ERR_BAD_STATE;
     AvahiStringList *list = txt_list(txt, txt_len);
-    int rc = avahi_entry_group_update_service_txt_strlst(m->group, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, 0, name, type,
+    int rc = avahi_entry_group_update_service_txt_strlst(m->group, interface, protocol, 0, name, type,
                                                          NULL, list);
     avahi_string_list_free(list);
     return rc;

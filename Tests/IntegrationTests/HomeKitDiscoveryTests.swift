@@ -8,12 +8,16 @@ import Glibc
 /// HomeKit's discovery through a real avahi-daemon (issue 21): `_hap._tcp` as an iPhone browses
 /// for it, with the record's port and TXT values; the warning while avahi is not there and the
 /// record once it comes; published again after avahi-daemon restarts; a name another service has
-/// replaced by avahi's next; `sf` following the pairings. Each test has a network and mount
-/// namespace of its own (`unshare`), with its own system D-Bus, avahi-daemon and `/run`, so
-/// nothing reaches the host's network or daemons; every process in it is entered with `nsenter`.
+/// replaced by avahi's next; `sf` following the pairings; with `--homekit-bind`, only on the
+/// interface holding the address (a second interface, `hk1`, beside `lo`). Each test has a
+/// network and mount namespace of its own (`unshare`), with its own system D-Bus, avahi-daemon
+/// and `/run`, so nothing reaches the host's network or daemons; every process in it is entered
+/// with `nsenter`.
 /// `scripts/test.sh` installs avahi-daemon, avahi-utils and dbus.
 final class HomeKitDiscoveryTests: GaragedTestCase {
     static let name = "Test Garage"
+    /// The second interface `addInterface` makes, and its address.
+    static let second = "hk1", secondAddress = "10.77.0.1"
 
     /// The namespaces' first process: the system D-Bus they share.
     private var bus: ChildProcess?
@@ -96,12 +100,34 @@ final class HomeKitDiscoveryTests: GaragedTestCase {
         avahi = daemon
     }
 
-    /// garaged with HomeKit on in the namespaces, once its socket answers.
-    private func startGaraged() throws -> GaragedDaemon {
+    /// Runs `ip` in the namespaces to completion; it must succeed.
+    private func ip(_ arguments: [String]) throws {
+        let step = try inside([try tool("ip", "iproute2")] + arguments, name: "ip")
+        let end = step.waitForExit(timeout: .seconds(5))
+        guard end == .exited(0) else {
+            throw HarnessError("ip \(arguments.joined(separator: " ")): \(end.map(\.description) ?? "did not finish within 5 s"): \(step.stderr)")
+        }
+    }
+
+    /// A second multicast interface beside `lo`, `hk1` with 10.77.0.1/24, made before avahi-daemon
+    /// starts so it is there from avahi's first look. A veth pair (its peer up, with no IPv4
+    /// address, so avahi leaves it alone): kernels without the dummy module have veth.
+    private func addInterface() throws {
+        let name = HomeKitDiscoveryTests.second
+        try ip(["link", "add", name, "type", "veth", "peer", "name", "\(name)p"])
+        try ip(["addr", "add", "\(HomeKitDiscoveryTests.secondAddress)/24", "dev", name])
+        try ip(["link", "set", "\(name)p", "up"])
+        try ip(["link", "set", name, "multicast", "on", "up"])
+    }
+
+    /// garaged with HomeKit on in the namespaces, listening on `bind` (nil: every address), once
+    /// its socket answers.
+    private func startGaraged(bind: String? = "127.0.0.1") throws -> GaragedDaemon {
         if !fileExists(pinsPath) { try initTable() }
         let process = try inside([try Binaries.path(of: "garaged"), "--pins", pinsPath, "--socket", socketPath, "--relay", "sim:\(tracePath)",
-                                  "--no-ble", "--auto-close-s", "0", "--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1",
-                                  "--homekit-name", HomeKitDiscoveryTests.name], name: "garaged")
+                                  "--no-ble", "--auto-close-s", "0", "--homekit", "--homekit-port", "0"]
+                                 + (bind.map { ["--homekit-bind", $0] } ?? [])
+                                 + ["--homekit-name", HomeKitDiscoveryTests.name], name: "garaged")
         let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
         try waitForSocket(daemon)
         return daemon
@@ -109,30 +135,42 @@ final class HomeKitDiscoveryTests: GaragedTestCase {
 
     /// A service as `avahi-browse -r` resolved it.
     struct Resolved: Equatable {
+        var address: String
         var port: String
         var txt: [String: String]
     }
 
-    /// Every `_hap._tcp` service avahi resolves in the namespaces now, by name.
+    /// Every `_hap._tcp` service avahi resolves in the namespaces now, by name (as resolved on
+    /// the first interface by name: every test but the interface ones has only `lo`).
     private func browse() throws -> [String: Resolved] {
+        try browseByInterface().compactMapValues { $0.min { $0.key < $1.key }?.value }
+    }
+
+    /// Every `_hap._tcp` service avahi resolves in the namespaces now, by name and then by the
+    /// interface it was resolved on (what a controller on that interface finds).
+    private func browseByInterface() throws -> [String: [String: Resolved]] {
         let browser = try inside([try tool("avahi-browse", "avahi-utils"), "--resolve", "--parsable", "--terminate", "_hap._tcp"], name: "browse")
         guard browser.waitForExit(timeout: .seconds(10)) != nil else {
             browser.terminate(grace: .milliseconds(100))
             throw HarnessError("avahi-browse did not finish within 10 s")
         }
-        var found: [String: Resolved] = [:]
+        var found: [String: [String: Resolved]] = [:]
         // =;lo;IPv4;Test\032Garage;_hap._tcp;local;host.local;127.0.0.1;PORT;"c#=1" "ff=0" ...
         // and -;lo;IPv4;Test\032Garage;_hap._tcp;local for one withdrawn while it browsed.
         for line in browser.stdout.split(separator: "\n") {
             let fields = line.split(separator: ";", maxSplits: 9, omittingEmptySubsequences: false).map(String.init)
-            if fields.count >= 4, fields[0] == "-" { found[HomeKitDiscoveryTests.unescape(fields[3])] = nil }
+            if fields.count >= 4, fields[0] == "-" {
+                let name = HomeKitDiscoveryTests.unescape(fields[3])
+                found[name]?[fields[1]] = nil
+                if found[name]?.isEmpty == true { found[name] = nil }
+            }
             guard fields.count == 10, fields[0] == "=" else { continue }
             var txt: [String: String] = [:]
             for entry in fields[9].split(separator: "\" \"").map({ $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }) {
                 let kv = entry.split(separator: "=", maxSplits: 1).map(String.init)
                 if kv.count == 2 { txt[kv[0]] = kv[1] }
             }
-            found[HomeKitDiscoveryTests.unescape(fields[3])] = Resolved(port: fields[8], txt: txt)
+            found[HomeKitDiscoveryTests.unescape(fields[3]), default: [:]][fields[1]] = Resolved(address: fields[7], port: fields[8], txt: txt)
         }
         return found
     }
@@ -163,6 +201,23 @@ final class HomeKitDiscoveryTests: GaragedTestCase {
             return last[name].map(match) ?? false
         }
         return last[name]
+    }
+
+    /// Browses until `match` holds of what `browseByInterface` finds (at most `timeout`); the last browse.
+    @discardableResult
+    private func waitForInterfaces(_ what: String, timeout: Duration = .seconds(10), file: StaticString = #filePath, line: UInt = #line,
+                                   _ match: ([String: [String: Resolved]]) -> Bool) -> [String: [String: Resolved]] {
+        var last: [String: [String: Resolved]] = [:]
+        waitUntil("\(what) (last browse: \(last))", timeout: timeout, file: file, line: line) {
+            last = (try? browseByInterface()) ?? [:]
+            return match(last)
+        }
+        return last
+    }
+
+    /// The interfaces `name` was resolved on in `browse`.
+    private func interfaces(of name: String, in browse: [String: [String: Resolved]]) -> Set<String> {
+        Set(browse[name].map { Array($0.keys) } ?? [])
     }
 
     /// What the record must say of this accessory: its id, `sh` from its setup id (SHA-512 by
@@ -238,10 +293,81 @@ final class HomeKitDiscoveryTests: GaragedTestCase {
                                "--id", info["id"] as? String ?? "", "--pairing", pairingFile], name: "pair")
         XCTAssertEqual(pair.waitForExit(timeout: .seconds(40)), .exited(0), pair.stdout + pair.stderr)
         try assertRecord(try waitForRecord(renamed, "sf=0 once paired") { $0.txt["sf"] == "0" }, of: daemon, sf: "0")
+        // Updated in place: the TXT update names the interface and family the record was published on.
+        waitUntil("the record updated in place", timeout: .seconds(5)) { daemon.log.contains("homekit-mdns-updated name=\"\(renamed)\" sf=0") }
 
         let unpair = try inside([python, hapctl, "unpair", "--pairing", pairingFile, "--port", port], name: "unpair")
         XCTAssertEqual(unpair.waitForExit(timeout: .seconds(40)), .exited(0), unpair.stdout + unpair.stderr)
         try assertRecord(try waitForRecord(renamed, "sf=1 once the pairing is gone") { $0.txt["sf"] == "1" }, of: daemon, sf: "1")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// With `--homekit-bind` on one interface's address the record is published on that
+    /// interface only: a controller on another (here `lo`) does not find an accessory it cannot
+    /// reach. A service avahi-publish puts on every interface proves, in the same browse, that
+    /// `lo` was browsed; avahi adds a service's records on all its interfaces at once.
+    func testABoundAddressIsPublishedOnlyOnItsInterface() throws {
+        try makeNamespaces()
+        try addInterface()
+        try startAvahi()
+        let name = HomeKitDiscoveryTests.name, hk1 = HomeKitDiscoveryTests.second, everywhere = "Every Interface"
+        _ = try inside([try tool("avahi-publish", "avahi-utils"), "--service", everywhere, "_hap._tcp", "9"], name: "publish")
+        let daemon = try startGaraged(bind: HomeKitDiscoveryTests.secondAddress)
+        let seen = waitForInterfaces("garaged's record on \(hk1), and the other service on lo and \(hk1)") {
+            self.interfaces(of: everywhere, in: $0) == ["lo", hk1] && $0[name]?[hk1] != nil
+        }
+        XCTAssertEqual(interfaces(of: name, in: seen), [hk1], "only on the bound address's interface: \(seen)")
+        XCTAssertEqual(seen[name]?[hk1]?.address, HomeKitDiscoveryTests.secondAddress)
+        try assertRecord(seen[name]?[hk1], of: daemon, sf: "1")
+        waitUntil("the published line naming the interface", timeout: .seconds(5)) {
+            daemon.log.contains("homekit-mdns name=\"\(name)\"") && daemon.log.contains("on=\"\(hk1) (IPv4)\"")
+        }
+        // Once avahi has said it is established, still nowhere else.
+        let after = waitForInterfaces("the other service on lo and \(hk1) again") { self.interfaces(of: everywhere, in: $0) == ["lo", hk1] }
+        XCTAssertEqual(interfaces(of: name, in: after), [hk1], "only on the bound address's interface: \(after)")
+        XCTAssertEqual(count("homekit-mdns-interface-unknown", in: daemon.log), 0, daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// Without `--homekit-bind` HomeKit listens on every address, and the record is on every
+    /// interface, `lo` and `hk1` alike.
+    func testWithoutABindAddressItIsPublishedOnEveryInterface() throws {
+        try makeNamespaces()
+        try addInterface()
+        try startAvahi()
+        let name = HomeKitDiscoveryTests.name, hk1 = HomeKitDiscoveryTests.second
+        let daemon = try startGaraged(bind: nil)
+        let seen = waitForInterfaces("garaged's record on lo and \(hk1)") { self.interfaces(of: name, in: $0) == ["lo", hk1] }
+        try assertRecord(seen[name]?["lo"], of: daemon, sf: "1")
+        try assertRecord(seen[name]?[hk1], of: daemon, sf: "1")
+        XCTAssertEqual(seen[name]?[hk1]?.address, HomeKitDiscoveryTests.secondAddress)
+        waitUntil("the published line", timeout: .seconds(5)) { daemon.log.contains("on=\"every interface\"") }
+        XCTAssertEqual(count("homekit-mdns-interface-unknown", in: daemon.log), 0, daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A bound address no interface holds by the time avahi-daemon comes (taken off `hk1` after
+    /// garaged bound it; `hk1` keeps another) is said once, with what it means, and the record
+    /// goes on every interface rather than nowhere.
+    func testABoundAddressOnNoInterfaceIsWarnedAndPublishedEverywhere() throws {
+        try makeNamespaces()
+        try addInterface()
+        let hk1 = HomeKitDiscoveryTests.second
+        // Another subnet: deleting a subnet's first address would delete the others in it too.
+        try ip(["addr", "add", "10.78.0.1/24", "dev", hk1])
+        let daemon = try startGaraged(bind: HomeKitDiscoveryTests.secondAddress)
+        try ip(["addr", "del", "\(HomeKitDiscoveryTests.secondAddress)/24", "dev", hk1])
+        try startAvahi()
+        let name = HomeKitDiscoveryTests.name
+        let seen = waitForInterfaces("garaged's record on lo and \(hk1)") { self.interfaces(of: name, in: $0) == ["lo", hk1] }
+        try assertRecord(seen[name]?["lo"], of: daemon, sf: "1")
+        try assertRecord(seen[name]?[hk1], of: daemon, sf: "1")
+        waitUntil("the warning", timeout: .seconds(5)) { self.count("homekit-mdns-interface-unknown", in: daemon.log) == 1 }
+        let warning = daemon.log.split(separator: "\n").first { $0.contains("homekit-mdns-interface-unknown") }.map(String.init) ?? ""
+        XCTAssertTrue(warning.contains("WARN"), warning)
+        XCTAssertTrue(warning.contains("no interface has the address \(HomeKitDiscoveryTests.secondAddress)"), warning)
+        XCTAssertTrue(warning.contains("published on every interface"), warning)
+        waitUntil("the published line", timeout: .seconds(5)) { daemon.log.contains("on=\"every interface\"") }
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }

@@ -33,6 +33,11 @@ typedef struct {
 /// avahi's error numbers the caller acts on (avahi-common/error.h).
 enum { CMDNS_ERR_COLLISION = -8, CMDNS_ERR_DISCONNECTED = -23, CMDNS_ERR_NO_DAEMON = -26 };
 
+/// Where a service is published (avahi-common/address.h): CMDNS_IF_ANY, or an interface index
+/// (if_nametoindex); CMDNS_PROTO_ANY, or IPv4 or IPv6 only. Which to use is the caller's choice.
+enum { CMDNS_IF_ANY = -1 };
+enum { CMDNS_PROTO_ANY = -1, CMDNS_PROTO_INET = 0, CMDNS_PROTO_INET6 = 1 };
+
 /// A simple poll that also watches `wake_fd` (an eventfd another thread signals; the caller
 /// drains it), so cmdns_iterate returns when there is work for the thread. NULL: out of memory.
 cmdns *cmdns_new(int wake_fd);
@@ -46,13 +51,17 @@ int cmdns_connect(cmdns *m);
 /// which were about it, are dropped.
 void cmdns_disconnect(cmdns *m);
 
-/// Publishes the service (withdrawing what was published before): `name`, `type` such as
-/// "_hap._tcp", `port`, and the TXT record as `txt_len` bytes of NUL-terminated "key=value"
-/// strings, one after the other. 0 or an avahi error.
-int cmdns_publish(cmdns *m, const char *name, const char *type, int port, const char *txt, size_t txt_len);
+/// Publishes the service (withdrawing what was published before) on `interface` and `protocol`
+/// (CMDNS_IF_ANY, CMDNS_PROTO_ANY: everywhere): `name`, `type` such as "_hap._tcp", `port`, and
+/// the TXT record as `txt_len` bytes of NUL-terminated "key=value" strings, one after the other.
+/// 0 or an avahi error.
+int cmdns_publish(cmdns *m, int interface, int protocol, const char *name, const char *type, int port,
+                  const char *txt, size_t txt_len);
 
-/// Replaces the TXT record of the published service (same `name` and `type`). 0 or an error.
-int cmdns_update_txt(cmdns *m, const char *name, const char *type, const char *txt, size_t txt_len);
+/// Replaces the TXT record of the published service (same `interface`, `protocol`, `name` and
+/// `type` as published: avahi finds the record by them). 0 or an error.
+int cmdns_update_txt(cmdns *m, int interface, int protocol, const char *name, const char *type,
+                     const char *txt, size_t txt_len);
 
 /// Withdraws the service, keeping the client.
 void cmdns_withdraw(cmdns *m);

@@ -11,7 +11,9 @@ import Synchronization
 /// avahi's simple poll and nothing else. The TXT record follows the pairings (`sf`), told by the
 /// door loop through a `Mutex` and the thread's wake-up. When avahi-daemon restarts the client is
 /// made again and the service published again; a name another host has is replaced by avahi's
-/// next one ("Garage Door #2"). Without avahi HomeKit still serves on its port, said once in
+/// next one ("Garage Door #2"). With `--homekit-bind` on one address the record is published only
+/// on the interface holding it, in its family, so no controller elsewhere finds an accessory it
+/// cannot reach. Without avahi HomeKit still serves on its port, said once in
 /// the log: a controller must then be given the address. avahi's client asks the daemon over
 /// D-Bus and waits for the answers, which is why this is a thread and not the door loop.
 final class HomeKitAdvertiser: Service, @unchecked Sendable {
@@ -24,6 +26,8 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
 
     /// The TCP port HomeKit listens on (the kernel's choice when 0 was asked for).
     let port: Int
+    /// The address it listens on: `--homekit-bind`, or "::" for every address.
+    let bind: String
     private let log: Logger
     private let worker = Worker("mdns")
     private var wake: WakeEvent { worker.wake }
@@ -42,6 +46,7 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
             preconditionFailure("HomeKitAdvertiser needs the HomeKit listener (Daemon.startHomeKit makes it)")
         }
         port = listener.port
+        bind = listener.address
         self.log = log
         let state = accessory.state
         id = state.id
@@ -101,6 +106,78 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
         return out
     }
 
+    // MARK: - Where
+
+    /// Where the record is published: an interface index and address family, as avahi takes them.
+    struct Scope: Equatable {
+        /// `CMDNS_IF_ANY`, or the index of `interfaceName`.
+        var interface: Int32
+        var interfaceName: String?
+        /// `CMDNS_PROTO_ANY`, `CMDNS_PROTO_INET` or `CMDNS_PROTO_INET6`.
+        var proto: Int32
+
+        static let everywhere = Scope(interface: Int32(CMDNS_IF_ANY), interfaceName: nil, proto: Int32(CMDNS_PROTO_ANY))
+
+        /// For the log: where a controller can find the accessory.
+        var description: String {
+            guard let interfaceName else { return "every interface" }
+            return "\(interfaceName) (\(proto == Int32(CMDNS_PROTO_INET6) ? "IPv6" : "IPv4"))"
+        }
+    }
+
+    /// No interface holds the bound address (or the interfaces could not be listed): `why`.
+    struct Unplaced: Error {
+        let why: String
+    }
+
+    /// Only where the listener answers, so no controller finds what it cannot reach: a wildcard
+    /// everywhere, one address on its interface.
+    static func scope(bind address: String) throws(Unplaced) -> Scope {
+        // Not an address: the listener refused it already; nothing to narrow.
+        guard let (family, bytes) = addressBytes(address) else { return .everywhere }
+        if bytes.allSatisfy({ $0 == 0 }) { return .everywhere }
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else {
+            throw Unplaced(why: "the interfaces cannot be listed: \(String(cString: strerror(errno)))")
+        }
+        defer { freeifaddrs(list) }
+        var at = list
+        while let entry = at {
+            at = entry.pointee.ifa_next
+            guard let sa = entry.pointee.ifa_addr, let held = addressBytes(sa), held.family == family, held.bytes == bytes else { continue }
+            guard let index = Int32(exactly: if_nametoindex(entry.pointee.ifa_name)), index != 0 else { continue }
+            return Scope(interface: index, interfaceName: String(cString: entry.pointee.ifa_name),
+                         proto: Int32(family == AF_INET6 ? CMDNS_PROTO_INET6 : CMDNS_PROTO_INET))
+        }
+        throw Unplaced(why: "no interface has the address \(address) HomeKit listens on")
+    }
+
+    /// As bytes, to compare with the interfaces' addresses; IPv4-mapped IPv6 as IPv4, all such a
+    /// socket answers.
+    static func addressBytes(_ text: String) -> (family: Int32, bytes: [UInt8])? {
+        var v6 = in6_addr(), v4 = in_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            let b = withUnsafeBytes(of: &v6) { Array($0) }
+            // ::ffff:a.b.c.d: a socket bound to it answers IPv4 only.
+            if b[0..<10].allSatisfy({ $0 == 0 }), b[10] == 0xff, b[11] == 0xff { return (AF_INET, Array(b[12...])) }
+            return (AF_INET6, b)
+        }
+        if inet_pton(AF_INET, text, &v4) == 1 { return (AF_INET, withUnsafeBytes(of: &v4) { Array($0) }) }
+        return nil
+    }
+
+    /// An interface's address (IPv4 or IPv6) as bytes, the form the bound address is compared in.
+    static func addressBytes(_ sa: UnsafeMutablePointer<sockaddr>) -> (family: Int32, bytes: [UInt8])? {
+        switch Int32(sa.pointee.sa_family) {
+        case AF_INET:
+            return sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { (AF_INET, withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) }) }
+        case AF_INET6:
+            return sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { (AF_INET6, withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) }) }
+        default:
+            return nil
+        }
+    }
+
     // MARK: - The thread
 
     /// The service's name now: `--homekit-name`, or avahi's next one after a collision.
@@ -117,6 +194,10 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
     private var unreachable: (why: String, at: Instant)?
     /// Said for this outage: the warning is not repeated until the record is published again.
     private var warned = false
+    /// Where the record is published now; `takeTold` must update it in the same place.
+    private var scope = Scope.everywhere
+    /// `homekit-mdns-interface-unknown` was said: not repeated until the interface is found again.
+    private var warnedUnplaced = false
 
     private func run() {
         guard let m = cmdns_new(wake.fd) else {
@@ -180,10 +261,28 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
         unreachable = (why, clock.now() + (everPublished ? HomeKitAdvertiser.restartGrace : .zero))
     }
 
+    /// Looked up at each publish, not once: an interface made again (a bridge, a VLAN) has a new
+    /// index.
+    private func place() -> Scope {
+        do {
+            let found = try HomeKitAdvertiser.scope(bind: bind)
+            warnedUnplaced = false
+            return found
+        } catch {
+            if !warnedUnplaced {
+                warnedUnplaced = true
+                let effect = "the record is published on every interface: a controller on another network may find the accessory but cannot reach it"
+                log.warning("homekit-mdns-interface-unknown", ["address": bind, "why": error.why, "effect": effect])
+            }
+            return .everywhere
+        }
+    }
+
     private func publish(_ m: OpaquePointer) {
+        scope = place()
         for _ in 0..<16 {
             let bytes = txtBytes
-            let rc = cmdns_publish(m, serviceName, HomeKitAdvertiser.serviceType, Int32(port), bytes, bytes.count)
+            let rc = cmdns_publish(m, scope.interface, scope.proto, serviceName, HomeKitAdvertiser.serviceType, Int32(port), bytes, bytes.count)
             if rc == 0 {
                 registered = true
                 return
@@ -235,7 +334,8 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
                 unreachable = nil
                 warned = false
                 log.info("homekit-mdns", ["name": serviceName, "type": HomeKitAdvertiser.serviceType, "port": String(port),
-                                          "id": id, "sf": paired ? "0" : "1", "config_number": String(configNumber)])
+                                          "id": id, "sf": paired ? "0" : "1", "config_number": String(configNumber),
+                                          "on": scope.description])
             case Int32(CMDNS_NAME_COLLISION):
                 rename()
                 registered = false
@@ -256,7 +356,7 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
         paired = now
         guard registered else { return }
         let bytes = txtBytes
-        let rc = cmdns_update_txt(m, serviceName, HomeKitAdvertiser.serviceType, bytes, bytes.count)
+        let rc = cmdns_update_txt(m, scope.interface, scope.proto, serviceName, HomeKitAdvertiser.serviceType, bytes, bytes.count)
         if rc == 0 {
             log.info("homekit-mdns-updated", ["name": serviceName, "sf": paired ? "0" : "1"])
         } else {
