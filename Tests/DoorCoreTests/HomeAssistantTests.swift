@@ -24,6 +24,69 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertEqual(commanding["payload_stop"]?.stringValue, "STOP")
     }
 
+    /// A door with a photo-eye gets an obstruction binary_sensor on the cover's device, with
+    /// the cover's availability and a unique id derived from the cover's; a door without one
+    /// gets none, and its topics are listed to be cleared (a config from before may have left them).
+    func testAPhotoEyeIsAProblemSensorOnlyWhereOneIsWired() throws {
+        let one = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
+                                commandsEnabled: false, version: "0", covers: [.init(id: nil, name: nil, photoEye: true)])
+        let docs = one.discovery()
+        XCTAssertEqual(docs.map(\.topic), ["homeassistant/cover/d/door/config", "homeassistant/sensor/d/last_opened_by/config",
+                                           "homeassistant/sensor/d/lockout/config", "homeassistant/sensor/d/fault/config",
+                                           "homeassistant/binary_sensor/d/obstruction/config"])
+        let cover = docs[0].payload, eye = try XCTUnwrap(docs.last?.payload)
+        XCTAssertEqual(eye["name"]?.stringValue, "Obstruction")
+        XCTAssertEqual(eye["device_class"]?.stringValue, "problem")
+        XCTAssertEqual(eye["unique_id"]?.stringValue, (cover["unique_id"]?.stringValue ?? "") + "_obstruction")
+        XCTAssertEqual(eye["state_topic"]?.stringValue, "garaged/d/obstruction")
+        XCTAssertEqual(eye["payload_on"]?.stringValue, "ON")
+        XCTAssertEqual(eye["payload_off"]?.stringValue, "OFF")
+        for key in ["availability_topic", "payload_available", "payload_not_available", "device"] {
+            XCTAssertEqual(eye[key], cover[key], key)
+        }
+        XCTAssertEqual(one.withoutPhotoEye, [], "nothing to clear: the sensor is published")
+
+        let none = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
+                                 commandsEnabled: false, version: "0")
+        XCTAssertFalse(none.discovery().contains { $0.topic.contains("binary_sensor") || $0.topic.contains("obstruction") })
+        XCTAssertEqual(none.withoutPhotoEye, ["homeassistant/binary_sensor/d/obstruction/config", "garaged/d/obstruction"])
+
+        let two = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
+                                commandsEnabled: false, version: "0",
+                                covers: [.init(id: "left", name: nil), .init(id: "gate", name: "Front gate", photoEye: true)])
+        let eyes = two.discovery().filter { $0.topic.contains("binary_sensor") }
+        XCTAssertEqual(eyes.map(\.topic), ["homeassistant/binary_sensor/d/gate_obstruction/config"], "the gate's only")
+        XCTAssertEqual(eyes.first?.payload["name"]?.stringValue, "Front gate: obstruction")
+        XCTAssertEqual(eyes.first?.payload["unique_id"]?.stringValue, "garaged_d_gate_obstruction")
+        XCTAssertEqual(eyes.first?.payload["state_topic"]?.stringValue, "garaged/d/gate/obstruction")
+        XCTAssertEqual(two.withoutPhotoEye, ["homeassistant/binary_sensor/d/left_obstruction/config", "garaged/d/left/obstruction"])
+        XCTAssertTrue(two.formerSingleDoor.contains("homeassistant/binary_sensor/d/obstruction/config"), "the one door's, cleared")
+        XCTAssertTrue(two.formerSingleDoor.contains("garaged/d/obstruction"))
+    }
+
+    /// The beam's value comes from each door's status: OFF, ON while broken, OFF again, on
+    /// that door's own topic; a door without a photo-eye has no such value.
+    func testTheBeamIsRetainedFromEachDoorsStatus() throws {
+        let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: nil)
+        var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4),
+                           doors: [DoorUnit(door: Door(timing: timing), id: "left"),
+                                   DoorUnit(door: Door(timing: timing, sensing: DoorSensing(obstructionSwitch: true), index: 1), id: "gate")],
+                           store: MemoryStore())
+        let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: false,
+                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, photoEye: true)])
+        func beam(_ door: Int, at ms: Int) -> [String] {
+            ha.retained(c.status(door, at: t(ms)), at: t(ms)).filter { $0.topic.hasSuffix("/obstruction") }.map { "\($0.topic)=\($0.value)" }
+        }
+        XCTAssertEqual(beam(0, at: 0), [], "no photo-eye, no value")
+        XCTAssertEqual(beam(1, at: 0), ["garaged/d/gate/obstruction=OFF"])
+        _ = c.sensor(.obstruction, of: 1, active: true, at: t(1_000))
+        _ = c.tick(1, at: t(1_000))
+        XCTAssertEqual(beam(1, at: 1_000), ["garaged/d/gate/obstruction=ON"])
+        _ = c.sensor(.obstruction, of: 1, active: false, at: t(2_000))
+        _ = c.tick(1, at: t(2_000))
+        XCTAssertEqual(beam(1, at: 2_000), ["garaged/d/gate/obstruction=OFF"])
+    }
+
     func testStatesAndCommands() {
         XCTAssertEqual(DoorPosition.allCases.map(HomeAssistant.state), ["closed", "opening", "open", "closing", "stopped"])
         XCTAssertEqual(HomeAssistant.command(Array("OPEN".utf8)), .open)

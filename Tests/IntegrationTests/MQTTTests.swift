@@ -114,6 +114,104 @@ final class MQTTTests: GaragedTestCase {
         XCTAssertEqual(presses(in: try readTrace(left)).count, 0, "the left door was not asked")
     }
 
+    /// The photo-eye (`--sensor-obstruction`) is an obstruction sensor on the door's device: its
+    /// discovery and its value are retained (OFF), ON arrives when the beam breaks and OFF when
+    /// it clears. Started again without a photo-eye, garaged clears the sensor it left retained
+    /// and publishes none.
+    func testThePhotoEyeIsAnObstructionSensorOnlyWhileOneIsWired() throws {
+        let broker = try MQTTBroker(self)
+        let eye = dir + "/eye"
+        try setSwitch(eye, false)
+        let config = "homeassistant/binary_sensor/\(node)/obstruction/config", state = "\(base)/obstruction"
+        let cover = "homeassistant/cover/\(node)/door/config"
+        // Subscribed before garaged connects: what it publishes there arrives live, in its order.
+        let follower = try broker.follow([config, state])
+        let daemon = try startWithBroker(broker, ["--sensor-obstruction", "sim:" + eye, "--sensor-debounce-ms", "20"])
+        waitUntil("the obstruction sensor's discovery and its value", timeout: .seconds(10)) {
+            let m = messages(follower)
+            return m.contains { $0.topic == config && !$0.payload.isEmpty } && m.contains { $0.topic == state }
+        }
+        let retained = try broker.receive([config, state, cover], count: 3, options: ["--retained-only"])
+        let byTopic = Dictionary(retained.map { ($0.topic, $0.payload) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byTopic[state], "OFF", "the beam is clear")
+        let doc = json(byTopic[config] ?? "") as? [String: Any], coverDoc = json(byTopic[cover] ?? "") as? [String: Any]
+        XCTAssertEqual(doc?["device_class"] as? String, "problem")
+        XCTAssertEqual(doc?["state_topic"] as? String, state)
+        XCTAssertEqual(doc?["payload_on"] as? String, "ON")
+        XCTAssertEqual(doc?["payload_off"] as? String, "OFF")
+        XCTAssertEqual(doc?["unique_id"] as? String, (coverDoc?["unique_id"] as? String ?? "no cover") + "_obstruction")
+        XCTAssertEqual(doc?["availability_topic"] as? String, "\(base)/availability")
+        XCTAssertEqual((doc?["device"] as? [String: Any])?["identifiers"] as? [String], ["garaged_\(node)"], "the cover's device")
+
+        try setSwitch(eye, true)
+        waitUntil("ON on \(state)", timeout: .seconds(10)) { messages(follower).contains { $0.topic == state && $0.payload == "ON" } }
+        try setSwitch(eye, false)
+        waitUntil("OFF again on \(state)", timeout: .seconds(10)) {
+            messages(follower).filter { $0.topic == state }.map(\.payload).last == "OFF"
+                && messages(follower).contains { $0.payload == "ON" }
+        }
+        XCTAssertEqual(messages(follower).filter { $0.topic == state }.map(\.payload), ["OFF", "ON", "OFF"])
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // Without a photo-eye: the sensor left retained above is cleared before the cover is
+        // published again, and nothing else is published there.
+        let again = try broker.follow([config, state, cover])
+        let plain = try startDaemon(["--mqtt", broker.url, "--mqtt-client-id", node, "--travel-s", "1", "--auto-close-s", "0"],
+                                    socket: dir + "/s2", trace: dir + "/t2")
+        waitUntil("the cover's discovery", timeout: .seconds(10)) {
+            messages(again).contains { $0.topic == cover && !$0.retained }
+        }
+        let live = messages(again).filter { !$0.retained && $0.topic != cover }.map { "\($0.topic)=\($0.payload)" }
+        XCTAssertEqual(live, ["\(config)=", "\(state)="], "cleared (an empty retained message), never published")
+        // The broker sends what is retained filter by filter, in the order subscribed: when the
+        // first message is the availability (subscribed last), nothing is left on the others.
+        let first = try broker.receive([config, state, "\(base)/availability"], count: 1, options: ["--retained-only"])
+        XCTAssertEqual(first.map(\.topic), ["\(base)/availability"], "no obstruction sensor without a photo-eye")
+        XCTAssertEqual(plain.stop(), .exited(0))
+    }
+
+    /// With several doors the photo-eye is its door's: the gate's sensor and value are under the
+    /// gate's names and follow the gate's beam; the door without one has no sensor.
+    func testAPhotoEyeIsItsOwnDoorsSensor() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        let eye = dir + "/gate-eye", config = dir + "/doors.conf"
+        try setSwitch(eye, false)
+        try write(Array("""
+            mqtt = \(broker.url)
+            mqtt-client-id = \(node)
+            [door left]
+            relay = sim:\(dir)/left.trace
+            [door gate]
+            name = Front gate
+            relay = sim:\(dir)/gate.trace
+            sensor-obstruction = sim:\(eye)
+            sensor-debounce-ms = 20
+            """.utf8), to: config)
+        let gateConfig = "homeassistant/binary_sensor/\(node)/gate_obstruction/config", gateState = "\(base)/gate/obstruction"
+        let leftConfig = "homeassistant/binary_sensor/\(node)/left_obstruction/config", leftState = "\(base)/left/obstruction"
+        let follower = try broker.follow([gateConfig, gateState, leftConfig, leftState])
+        let process = try spawn(try Binaries.path(of: "garaged"), ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config],
+                                name: "garaged-doors")
+        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: dir + "/left.trace")
+        try waitForSocket(daemon)
+        waitUntil("the gate's obstruction sensor and OFF", timeout: .seconds(10)) {
+            let m = messages(follower)
+            return m.contains { $0.topic == gateConfig && !$0.payload.isEmpty } && m.contains { $0.topic == gateState && $0.payload == "OFF" }
+        }
+        let doc = json(messages(follower).first { $0.topic == gateConfig }?.payload ?? "") as? [String: Any]
+        XCTAssertEqual(doc?["name"] as? String, "Front gate: obstruction")
+        XCTAssertEqual(doc?["unique_id"] as? String, "garaged_\(node)_gate_obstruction")
+        XCTAssertEqual(doc?["state_topic"] as? String, gateState)
+        try setSwitch(eye, true)
+        waitUntil("ON on the gate's topic", timeout: .seconds(10)) {
+            messages(follower).contains { $0.topic == gateState && $0.payload == "ON" }
+        }
+        XCTAssertFalse(messages(follower).contains { ($0.topic == leftConfig || $0.topic == leftState) && !$0.payload.isEmpty },
+                       "the left door has no photo-eye: nothing but a clear: \(messages(follower))")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     /// Home Assistant showed the cover as "unknown" after every start of garaged and every
     /// broker restart: the retained state, last opener, lockout and fault were published only
     /// once the door moved. Nothing here touches the door or even the local socket (a

@@ -24,10 +24,13 @@ public struct HomeAssistant: Sendable {
         public var id: String?
         /// Its name on the dashboard; nil: the device's.
         public var name: String?
+        /// A photo-eye is wired (`--sensor-obstruction`): the door gets an obstruction sensor.
+        public var photoEye: Bool
 
-        public init(id: String?, name: String?) {
+        public init(id: String?, name: String?, photoEye: Bool = false) {
             self.id = id
             self.name = name
+            self.photoEye = photoEye
         }
     }
 
@@ -64,6 +67,8 @@ public struct HomeAssistant: Sendable {
     /// The PIN lockout is the device's: the throttle is every door's.
     public var lockoutTopic: String { base + "/lockout" }
     public func faultTopic(_ door: Int = 0) -> String { base(door) + "/fault" }
+    /// The photo-eye's beam, `ON` (broken) or `OFF`, retained; only for a door with one.
+    public func obstructionTopic(_ door: Int = 0) -> String { base(door) + "/obstruction" }
     /// The door whose command topic `topic` is; nil for any other topic.
     public func door(ofCommandTopic topic: String) -> Int? { covers.indices.first { commandTopic($0) == topic } }
     /// Home Assistant's birth message: `online` here means "publish your discovery again".
@@ -71,6 +76,8 @@ public struct HomeAssistant: Sendable {
 
     public static let online = "online"
     public static let offline = "offline"
+    /// The obstruction sensor's payloads: Home Assistant's binary_sensor defaults.
+    public static let beamBroken = "ON", beamClear = "OFF"
 
     /// Home Assistant's cover states for the door's positions.
     public static func state(_ position: DoorPosition) -> String { position.rawValue.lowercased() }
@@ -81,21 +88,26 @@ public struct HomeAssistant: Sendable {
     }
 
     /// The retained values Home Assistant shows, from a door's status: the cover's state, who
-    /// last opened it, its fault, and the lockout (`none`, or each locked channel with its seconds).
+    /// last opened it, its fault, the lockout (`none`, or each locked channel with its seconds),
+    /// and the photo-eye's beam when the door has one.
     public func retained(_ status: DoorStatus, at now: Instant) -> [(topic: String, value: String)] {
         let locked = status.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
         let door = covers.indices.contains(status.index) ? status.index : 0
-        return [
+        var values: [(topic: String, value: String)] = [
             (stateTopic(door), HomeAssistant.state(status.position)),
             (lastOpenedByTopic(door), status.lastOpener ?? "nobody yet"),
             (lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", ")),
             (faultTopic(door), status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"),
         ]
+        if let obstructed = status.obstructed {
+            values.append((obstructionTopic(door), obstructed ? HomeAssistant.beamBroken : HomeAssistant.beamClear))
+        }
+        return values
     }
 
-    /// The retained discovery documents: a cover per door with its last opener and fault, and
-    /// the PIN lockout, all on one device. Publish each to its topic; an empty payload would
-    /// remove it.
+    /// The retained discovery documents: a cover per door with its last opener, its fault and
+    /// (with a photo-eye) its obstruction, and the PIN lockout, all on one device. Publish each
+    /// to its topic; an empty payload would remove it.
     public func discovery() -> [(topic: String, payload: JSONValue)] {
         let device: JSONValue = .object([
             ("identifiers", .array([.string("garaged_\(node)")])), ("name", .string(name)),
@@ -130,11 +142,25 @@ public struct HomeAssistant: Sendable {
             let of = door.id.map { "\($0)_" } ?? "", title = door.id.map { "\(door.name ?? $0): " } ?? ""
             documents.append(sensor(of + "last_opened_by", title + "Last opened by", lastOpenedByTopic(i), "mdi:account-key"))
             documents.append(sensor(of + "fault", title + (door.id == nil ? "Door fault" : "fault"), faultTopic(i), "mdi:alert"))
+            if door.photoEye {
+                // `problem`, as ESPHome's ratgdo names its obstruction: Home Assistant shows "Problem" / "OK".
+                documents.append((obstructionConfigTopic(i), .object([
+                    ("name", .string(title + (door.id == nil ? "Obstruction" : "obstruction"))),
+                    ("unique_id", .string("garaged_\(node)_\(id)_obstruction")), ("device_class", .string("problem")),
+                    ("state_topic", .string(obstructionTopic(i))),
+                    ("payload_on", .string(HomeAssistant.beamBroken)), ("payload_off", .string(HomeAssistant.beamClear)),
+                ] + availability + [("device", device)])))
+            }
         }
         // The device's lockout: after the one door's opener as before doors had names, else last.
         let lockout = sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert")
         documents.insert(lockout, at: covers.count == 1 && covers[0].id == nil ? 2 : documents.count)
         return documents
+    }
+
+    /// Door `door`'s obstruction sensor's discovery topic (`<door>_obstruction` for a named door).
+    func obstructionConfigTopic(_ door: Int) -> String {
+        "\(discoveryPrefix)/binary_sensor/\(node)/\(covers[door].id.map { "\($0)_" } ?? "")obstruction/config"
     }
 
     /// With named doors, what the one door of a config without sections left retained on the
@@ -144,7 +170,15 @@ public struct HomeAssistant: Sendable {
         guard covers.allSatisfy({ $0.id != nil }) else { return [] }
         let kept = Set(discovery().map(\.topic))
         return ["\(discoveryPrefix)/cover/\(node)/door/config", "\(discoveryPrefix)/sensor/\(node)/last_opened_by/config",
-                "\(discoveryPrefix)/sensor/\(node)/fault/config", base + "/state", base + "/last_opened_by", base + "/fault",
+                "\(discoveryPrefix)/sensor/\(node)/fault/config", "\(discoveryPrefix)/binary_sensor/\(node)/obstruction/config",
+                base + "/state", base + "/last_opened_by", base + "/fault", base + "/obstruction",
                 base + "/command"].filter { !kept.contains($0) }
+    }
+
+    /// Each door without a photo-eye: its obstruction sensor's discovery and value, cleared at
+    /// each connect so a sensor that an earlier config with `--sensor-obstruction` left retained
+    /// goes away.
+    public var withoutPhotoEye: [String] {
+        covers.indices.filter { !covers[$0].photoEye }.flatMap { [obstructionConfigTopic($0), obstructionTopic($0)] }
     }
 }

@@ -60,7 +60,9 @@ struct Daemon {
             try MQTTChannel(settings: m, ha: HomeAssistant(prefix: m.prefix, discoveryPrefix: m.discoveryPrefix, node: m.clientID,
                                                            name: settings.bleName, commandsEnabled: m.commands,
                                                            version: BuildInfo.version,
-                                                           covers: settings.doors.map { HomeAssistant.Cover(id: $0.id, name: $0.name) }),
+                                                           covers: settings.doors.map {
+                                                               HomeAssistant.Cover(id: $0.id, name: $0.name, photoEye: $0.sensorObstruction != nil)
+                                                           }),
                             log: log, inbox: inbox)
         }
         let tableFile = PinTableFile(path: settings.pins)

@@ -225,8 +225,9 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     private func announce(_ c: OpaquePointer) {
         publish(c, ha.availabilityTopic, HomeAssistant.online, retain: true)
         lastDiscovery = clock.now()
-        // Named doors replace the one door's cover: Home Assistant drops it when it is cleared.
-        for topic in ha.formerSingleDoor { publish(c, topic, "", retain: true) }
+        // Named doors replace the one door's cover, and a door without a photo-eye has no
+        // obstruction sensor: Home Assistant drops what is cleared.
+        for topic in ha.formerSingleDoor + ha.withoutPhotoEye { publish(c, topic, "", retain: true) }
         for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
         sentRetained.removeAll()
         publishPending(c)
