@@ -142,4 +142,31 @@ final class LineFramerTests: XCTestCase {
         XCTAssertEqual(f.feed(Array("12345P".utf8)) + f.endOfPacket(), [.line(Array("12345P".utf8))],
                        "and the next packet starts clean")
     }
+
+    /// `packet`, which cuts the usual one-line packet where it lies, says what `feed` then
+    /// `endOfPacket` say of every packet: short and long, with CR and LF anywhere, around the
+    /// length limit, after a packet that left nothing and after one that overflowed.
+    func testAPacketIsFramedAsFeedThenEndOfPacket() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % n
+        }
+        let alphabet: [UInt8] = [0x41, 0x31, 0x0D, 0x0A, 0x3D]
+        for _ in 0..<20_000 {
+            let length = [0, 1, 2, 7, 8, 15, 16, 17, 18, 19, 40][next(11)]
+            var bytes = (0..<length).map { _ in next(4) == 0 ? alphabet[next(alphabet.count)] : 0x41 }
+            if next(3) == 0 { bytes.append(0x0A) }
+            var fast = LineFramer(maxLength: 16), slow = LineFramer(maxLength: 16)
+            if next(4) == 0 {
+                // Left over from an earlier packet: the usual path is not taken then.
+                let before = [UInt8](repeating: 0x41, count: next(30))
+                _ = fast.feed(before)
+                _ = slow.feed(before)
+            }
+            XCTAssertEqual(fast.packet(bytes[...]), slow.feed(bytes) + slow.endOfPacket(), "\(bytes)")
+            XCTAssertEqual(fast.packet(Array("12345S".utf8)[...]), slow.feed(Array("12345S".utf8)) + slow.endOfPacket(),
+                           "and the next packet the same: \(bytes)")
+        }
+    }
 }

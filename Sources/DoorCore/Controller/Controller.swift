@@ -235,7 +235,8 @@ public struct Controller: Sendable {
                          into outcome: inout Outcome) {
         let judging = outcome.undescribed != nil
         if judging && events.isEmpty { return }
-        outcome.door += events
+        // The first events are taken as they are, not copied.
+        if outcome.door.isEmpty { outcome.door = events } else { outcome.door += events }
         let group = Outcome.DoorEvents(events: events, byRequest: byRequest, at: now,
                                        autoCloseInterval: doors[outcome.doorIndex].door.autoCloseInterval)
         if judging {

@@ -77,7 +77,7 @@ extension Door {
                                  _ before: [Event]) -> Decision {
         switch gate(reason, automatic: false, age: age, at: now) {
         case .press(let permit):
-            return Decision(reply: .ok, events: before + startPress(permit, at: now))
+            return Decision(reply: .ok, events: before.isEmpty ? startPress(permit, at: now) : before + startPress(permit, at: now))
         case .warnFirst:
             guard mayWarn else { return Decision(reply: .error(.rate), events: before) }
             return Decision(reply: .ok, events: before + warnThenPress(reason, automatic: false, at: now))
@@ -169,7 +169,9 @@ extension Door {
         // The door may now move either way (a one-button opener): a running warning stays on
         // through the travel.
         if warningOn { warningOffAt = now + timing.moving }
-        var events: [Event] = [.press(permit)]
+        var events: [Event] = []
+        events.reserveCapacity(3)  // one allocation for the press, its movement and the light
+        events.append(.press(permit))
         if permit.reason == .stop {
             expectation = nil
             travelEndsAt = nil

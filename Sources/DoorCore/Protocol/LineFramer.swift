@@ -43,6 +43,20 @@ public struct LineFramer: Sendable {
         return items
     }
 
+    /// A whole packet (`feed`, then `endOfPacket`). A packet of one line with nothing carried
+    /// over, how every request comes, is cut where it lies: one allocation, on a press's path.
+    public mutating func packet(_ bytes: ArraySlice<UInt8>) -> [Item] {
+        if buffer.isEmpty, !discarding {
+            let endsInLF = bytes.last == 0x0A
+            var line = endsInLF ? bytes.dropLast() : bytes
+            if !line.contains(0x0A), line.count <= maxLength || line.count == maxLength + 1 && line.last == 0x0D {
+                if line.last == 0x0D { line = line.dropLast() }
+                return endsInLF || !bytes.isEmpty ? [.line(Array(line))] : []
+            }
+        }
+        return feed(bytes) + endOfPacket()
+    }
+
     /// The end of a packet ends the line in progress, if any (a request need not end in LF).
     public mutating func endOfPacket() -> [Item] {
         defer { buffer.removeAll(keepingCapacity: true); discarding = false }

@@ -13,7 +13,7 @@ extension DoorLoop {
         // The press goes out before the controller writes what the history keeps of it.
         let judged = controller.judge(request, from: source, at: clock.now(), wall: EventRecord.now(),
                                       age: PacketSocket.age(of: receivedAt))
-        for permit in judged.outcome.presses { press(permit) }
+        for case .press(let permit) in judged.outcome.door { press(permit) }
         let outcome = controller.account(judged)
         carryOut(outcome, summaryKey: source.summaryKey, pressed: true)
         let replies = answer(outcome, to: connection)

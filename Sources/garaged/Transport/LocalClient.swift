@@ -77,7 +77,7 @@ final class LocalClient: Connection {
                 return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])
             }
             var incoming: [Incoming] = []
-            for item in framer.feed(bytes) + framer.endOfPacket() {
+            for item in framer.packet(bytes) {
                 switch item {
                 case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
                 case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(framer.maxLength) bytes"))
