@@ -108,7 +108,8 @@ public struct Controller: Sendable {
             return
         case .success(let r): request = r
         }
-        outcome.command = request.command.name
+        let name = request.command.name
+        outcome.command = name
         outcome.decoded = request.command
         if case .local = request.command, !source.isLocal {
             outcome.replies = [.error(.command)]
@@ -141,7 +142,7 @@ public struct Controller: Sendable {
                 : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
             return
         }
-        if request.command.isAboutADoor { outcome.command = logName(request.command.name, outcome.doorIndex) }
+        if request.command.isAboutADoor, doors.count > 1 { outcome.command = logName(name, outcome.doorIndex) }
         if request.command.needsMaster && !source.mayManage {
             outcome.replies = [.error(.admin)]
             return

@@ -36,9 +36,9 @@ public enum CommandCodec {
         let command: Command?
         switch letter {
         case UInt8(ascii: "O"):
-            if args.elementsEqual("=1".utf8) {
+            if isSwitch(args, on: true) {
                 command = .open
-            } else if args.elementsEqual("=0".utf8) {
+            } else if isSwitch(args, on: false) {
                 command = .close
             } else {
                 command = nil
@@ -53,13 +53,18 @@ public enum CommandCodec {
         case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
         case UInt8(ascii: "H"): command = decodeSetting(args, max: Door.maxHoldMinutes).map { .hold(minutes: $0) }
         case UInt8(ascii: "C"): command = decodeSetting(args, max: DoorTiming.autoCloseRange.upperBound).map { .closeAfter(seconds: $0) }
-        case LocalCommand.letter where args.elementsEqual("=1".utf8): command = .light(on: true)
-        case LocalCommand.letter where args.elementsEqual("=0".utf8): command = .light(on: false)
+        case LocalCommand.letter where isSwitch(args, on: true): command = .light(on: true)
+        case LocalCommand.letter where isSwitch(args, on: false): command = .light(on: false)
         case LocalCommand.letter: command = LocalCommand.decode(Array(args)).map(Command.local)
         default: return .failure(.command)
         }
         guard let command, door == nil || command.isAboutADoor else { return .failure(.format) }
         return .success(Request(pin: pin, command: command, door: door))
+    }
+
+    /// `=1` (`on`) or `=0`: compared byte by byte, as every open and close is.
+    static func isSwitch(_ args: ArraySlice<UInt8>, on: Bool) -> Bool {
+        args.count == 2 && args.first == UInt8(ascii: "=") && args.last == UInt8(ascii: on ? "1" : "0")
     }
 
     /// One raw byte 0x01-0x2F, or 1-3 ASCII digits; nil for anything else.
