@@ -109,6 +109,35 @@ final class MQTTBroker {
         return p
     }
 
+    /// What the broker holds retained on `topics` at this moment, topic → payload. The broker
+    /// queues a subscription's retained messages as it answers the SUBSCRIBE; a message published
+    /// on a mark topic of our own after the SUBACK therefore comes behind all of them, and
+    /// mosquitto_sub (`--retained-only`) stops at it. A message garaged publishes meanwhile stops
+    /// it early: `waitForRetained` polls, so that only delays the answer.
+    func retained(_ topics: [String]) throws -> [String: String] {
+        let mark = "garaged-test/mark/\(UUID().uuidString)"
+        let p = try follow(topics + [mark], options: ["--retained-only"])
+        try publish(mark, "end")
+        _ = p.waitForExit(timeout: .seconds(10))
+        return Dictionary(messages(p).filter(\.retained).map { ($0.topic, $0.payload) }, uniquingKeysWith: { _, b in b })
+    }
+
+    /// Waits until what the broker holds retained on `topics` satisfies `done`, and returns it.
+    /// garaged logs `mqtt-connected` before it publishes, so a test waits for the values
+    /// themselves, never for the log line.
+    @discardableResult
+    func waitForRetained(_ topics: [String], _ what: String, timeout: Duration = .seconds(15),
+                         file: StaticString = #filePath, line: UInt = #line,
+                         until done: ([String: String]) -> Bool) -> [String: String] {
+        var last: [String: String] = [:]
+        let held = eventually(within: timeout) {
+            last = (try? retained(topics)) ?? [:]
+            return done(last)
+        }
+        if !held { XCTFail("timed out waiting for the broker to hold \(what); it holds \(last)", file: file, line: line) }
+        return last
+    }
+
     /// Waits until the broker has acknowledged `client`'s subscription to `topic` (its own log
     /// says so): only then does a message published there reach the client.
     func waitForSubscription(of client: String, to topic: String, timeout: Duration = .seconds(10)) {

@@ -112,6 +112,7 @@ final class SecondAttackReviewTests: GaragedTestCase {
         let daemon = try startSensed(["--mqtt", broker.url, "--mqtt-client-id", node, "--mqtt-commands", "--auto-close-s", "0",
                                       "--travel-s", "20"], initTable: false)
         log(daemon, has: "mqtt-connected")
+        broker.waitForSubscription(of: node, to: "\(base)/command")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
         try waitForTrace(daemon, count: 3)
         try setSwitch(closedSwitch, false)
@@ -272,6 +273,8 @@ final class SecondAttackReviewTests: GaragedTestCase {
         let daemon = try startDaemon(["--mqtt", broker.url, "--mqtt-client-id", node, "--mqtt-commands", "--auto-close-s", "0",
                                       "--travel-s", "1"])
         log(daemon, has: "mqtt-connected")
+        // Subscribed to the commands last, after Home Assistant's birth topic: both floods reach it.
+        broker.waitForSubscription(of: node, to: "\(base)/command")
         let pub = try Binaries.system("mosquitto_pub", package: "mosquitto-clients")
         func flood(_ topic: String, _ payload: String) throws {
             let p = try spawn("/bin/sh", ["-c", "yes '\(payload)' | head -n 2000 | \(pub) -h 127.0.0.1 -p \(broker.port) -t '\(topic)' -l -q 1"],
