@@ -139,11 +139,14 @@ final class MQTTBroker {
     }
 
     /// Waits until the broker has acknowledged `client`'s subscription to `topic` (its own log
-    /// says so): only then does a message published there reach the client.
-    func waitForSubscription(of client: String, to topic: String, timeout: Duration = .seconds(10)) {
-        waitUntil("\(client) subscribed to \(topic)", timeout: timeout) {
+    /// says so): only then does a message published there reach the client. `times`: the
+    /// how-manyth subscription of that client id, when an earlier process used the same id on
+    /// this broker (its line is in the log too).
+    func waitForSubscription(of client: String, to topic: String, times: Int = 1, timeout: Duration = .seconds(10)) {
+        waitUntil("\(client) subscribed to \(topic) (\(times) times)", timeout: timeout) {
             let log = process?.stderr ?? ""
-            return log.contains("\(client) 1 \(topic)") || log.contains("\(client) 0 \(topic)")
+            return log.components(separatedBy: "\(client) 1 \(topic)").count - 1
+                + log.components(separatedBy: "\(client) 0 \(topic)").count - 1 >= times
         }
     }
 

@@ -129,7 +129,8 @@ final class SecondAttackReviewTests: GaragedTestCase {
         try broker.publish("\(base)/command", "STOP")
         try broker.publish("\(base)/command", "OPEN")
         try waitForTrace(daemon, count: 7)
-        log(daemon, has: "press reason=open")
+        // The relay thread logs a press once the line is set: wait for the second open's line.
+        waitUntil("the second open's press line", timeout: .seconds(10)) { count("INFO press reason=open", in: daemon.log) == 2 }
         XCTAssertEqual(count("INFO press reason=stop", in: daemon.log), 1, "one press for all the STOPs: \(daemon.log)")
         XCTAssertEqual(count("INFO press reason=", in: daemon.log), 3)
     }

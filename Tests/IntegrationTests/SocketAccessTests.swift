@@ -25,11 +25,12 @@ final class SocketAccessTests: GaragedTestCase {
         XCTAssertEqual(chmod(dir, 0o755), 0)
         try initTable()
         let daemon = try startDaemon(["--socket-group", "daemon"])
+        // The socket is given to the group after it listens: the start line comes after that.
+        waitUntil("the start line naming the group", timeout: .seconds(3)) { daemon.log.contains("(group daemon)") }
         var st = stat()
         XCTAssertEqual(stat(daemon.socketPath, &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o660)
         XCTAssertEqual(st.st_gid, gid, "the socket belongs to the group")
-        waitUntil("the start line naming the group", timeout: .seconds(3)) { daemon.log.contains("(group daemon)") }
 
         let member = try nobody(["status", "--socket", daemon.socketPath], groups: [gid])
         XCTAssertEqual(member.termination, .exited(0), member.stderr)
