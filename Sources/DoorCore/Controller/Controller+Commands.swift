@@ -7,6 +7,19 @@ extension Controller {
             return [press(source, at: now, wall: wall, &outcome) { door, mayWarn in
                 door.request(open: command == .open, at: now, age: age, mayWarn: mayWarn)
             }]
+        default:
+            return manage(command, from: source, at: now, wall: wall, &outcome)
+        }
+    }
+
+    /// Every command but an open or a close, out of line: the press path stays a few lines
+    /// of code that a cold request reads together.
+    @inline(never)
+    private mutating func manage(_ command: Command, from source: RequestSource, at now: Instant, wall: Int64,
+                                 _ outcome: inout Outcome) -> [Reply] {
+        switch command {
+        case .open, .close:
+            preconditionFailure("a press is judged by execute")
         case .hold(let minutes):
             guard rates.spend(.hold, for: source.summaryKey, at: now) else {
                 outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
@@ -60,21 +73,27 @@ extension Controller {
     /// still start the warning; a warning it did start is spent from the source's allowance.
     mutating func press(_ source: RequestSource, at now: Instant, wall: Int64, _ outcome: inout Outcome,
                         _ ask: (inout Door, Bool) -> Door.Decision) -> Reply {
-        let key = source.summaryKey
-        // Only a door that may need the warning asks the channel's allowance (a lookup saved on
-        // the common press: no warning output, or a door at CLOSED).
+        // Only a door that may need the warning asks the channel's allowance (a lookup, and the
+        // channel's key, saved on the common press: no warning output, or a door at CLOSED).
         let i = outcome.doorIndex
-        let mayWarn = doors[i].door.timing.warning == nil || doors[i].door.position == .closed || rates.allows(.warning, for: key, at: now)
+        let mayWarn = doors[i].door.timing.warning == nil || doors[i].door.position == .closed
+            || rates.allows(.warning, for: source.summaryKey, at: now)
         let decision = ask(&doors[outcome.doorIndex].door, mayWarn)
         if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
-            _ = rates.spend(.warning, for: key, at: now)
+            _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }
+        if decision.reply.isError { explain(decision, source, &outcome) }
+        return decide(decision, at: now, wall: wall, &outcome)
+    }
+
+    /// Why a press was refused, in words for the log: out of line, off the press path.
+    @inline(never)
+    private func explain(_ decision: Door.Decision, _ source: RequestSource, _ outcome: inout Outcome) {
         if decision.reply == .error(.rate) {
-            outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings started from \(key) within a minute"
-        } else if let refusal = decision.refusal, decision.reply.isError {
+            outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings started from \(source.summaryKey) within a minute"
+        } else if let refusal = decision.refusal {
             outcome.refusal = refusal.why
         }
-        return decide(decision, at: now, wall: wall, &outcome)
     }
 
     /// Carries a door decision into the outcome; returns its reply.

@@ -54,7 +54,8 @@ public struct Controller: Sendable {
 
     /// A request judged and its presses decided, before what the history keeps of it is
     /// written: the daemon carries out the presses first, then `account`s for the request.
-    public struct Judged: Sendable {
+    /// Not copyable: it is accounted for once, and moves (never copied) on its way to the relay.
+    public struct Judged: ~Copyable, Sendable {
         public var outcome: Outcome
         let source: RequestSource
         let wall: Int64
@@ -71,20 +72,23 @@ public struct Controller: Sendable {
     /// waited since the kernel received it, when the transport knows.
     public mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                wall: Int64 = 0, age: Duration? = nil) -> Judged {
-        var outcome = Outcome()
+        // Decided in place: the outcome is not copied on its way to the relay.
+        var judged = Judged(outcome: Outcome(), source: source, wall: wall, labelsBefore: labels)
         // What the door did is described (history records, pushes) in `account`, after the presses.
-        outcome.undescribed = []
-        let labelsBefore = labels
-        decide(bytes, from: source, at: now, wall: wall, age: age, &outcome)
-        return Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labelsBefore)
+        judged.outcome.undescribed = []
+        decide(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
+        return judged
     }
 
     /// What the history keeps of a judged request, and who opened the door: after its presses.
-    public mutating func account(_ judged: Judged) -> Outcome {
+    public mutating func account(_ judged: consuming Judged) -> Outcome {
         var outcome = judged.outcome
         keepCloseFailedIfChanged(outcome.doorIndex, wall: judged.wall, &outcome)
         for group in outcome.undescribed ?? [] { describe(group, wall: judged.wall, into: &outcome) }
         outcome.undescribed = nil
+        if outcome.command == nil, let command = outcome.decoded {
+            outcome.command = outcome.namesItsDoor ? logName(command.name, outcome.doorIndex) : command.name
+        }
         noteOpener(outcome, name: opener(slot: outcome.slot, source: judged.source))
         outcome.records += tagged(outcome.requestRecords(source: judged.source.description, at: judged.wall,
                                                          labelsBefore: judged.labelsBefore, labelsAfter: labels),
@@ -94,22 +98,26 @@ public struct Controller: Sendable {
 
     private mutating func decide(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
                                 age: Duration?, _ outcome: inout Outcome) {
-        let request: Request
-        let decoded = CommandCodec.decode(bytes)
-        // The door the request is about is judged at the request's time first.
-        let index = (try? decoded.get()).map { door(of: $0.door) } ?? 0
-        outcome.doorIndex = index ?? 0
-        report(doors[outcome.doorIndex].door.advance(to: now), at: now, wall: wall, into: &outcome)
-        switch decoded {
+        // One switch on what was decoded: the request is read where the codec left it.
+        switch CommandCodec.decode(bytes) {
         case .failure(let code):
+            // The first door is judged at the request's time first, as for any request.
+            report(doors[0].door.advance(to: now), at: now, wall: wall, into: &outcome)
             // Bluetooth does not know the local extensions at all, malformed or not.
             let local = bytes.count > PIN.length && bytes[PIN.length] == LocalCommand.letter
             outcome.replies = [.error(local && !source.isLocal && code == .format ? .command : code)]
-            return
-        case .success(let r): request = r
+        case .success(let request):
+            decide(request, from: source, at: now, wall: wall, age: age, &outcome)
         }
-        let name = request.command.name
-        outcome.command = name
+    }
+
+    /// A decoded request: its door judged at the request's time first, then each check in turn,
+    /// then the command. Its name for the log is made in `account`, after any press.
+    private mutating func decide(_ request: Request, from source: RequestSource, at now: Instant, wall: Int64,
+                                 age: Duration?, _ outcome: inout Outcome) {
+        let index = door(of: request.door)
+        outcome.doorIndex = index ?? 0
+        report(doors[outcome.doorIndex].door.advance(to: now), at: now, wall: wall, into: &outcome)
         outcome.decoded = request.command
         if case .local = request.command, !source.isLocal {
             outcome.replies = [.error(.command)]
@@ -121,33 +129,52 @@ public struct Controller: Sendable {
             return
         }
         guard let slot = table.slot(of: request.pin), Controller.may(slot, request.command, source) else {
-            // A correct PIN never resets the count (only time and the owner's unlock do), so
-            // knowing one PIN gives no speed-up in guessing another.
-            if let channel = source.channel, let delay = throttle.recordFailure(channel, at: now) {
-                outcome.lockout = (delay, throttle.budget(channel, at: now).failures)
-            }
-            outcome.replies = [.error(.pin)]
+            refuseThePIN(source, at: now, &outcome)
             return
         }
         outcome.slot = slot
         // Which doors there are is told only to someone with a PIN.
         if index == nil, let choice = request.door {
-            outcome.replies = [.error(.door)]
-            outcome.refusal = "there is no door \(choice) (garaged drives \(doors.count): \(doors.indices.map { doors[$0].id ?? String($0 + 1) }.joined(separator: ", ")))"
+            refuseUnknownDoor(choice, &outcome)
             return
         }
         if request.command.isAboutADoor, !access.allows(slot, door: doors[outcome.doorIndex].id) {
-            outcome.replies = [.error(.denied)]
-            outcome.refusal = access.unreadable ? "the door access file could not be read: only the master PIN uses a named door until it is fixed"
-                : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
+            refuseTheDoor(slot, &outcome)
             return
         }
-        if request.command.isAboutADoor, doors.count > 1 { outcome.command = logName(name, outcome.doorIndex) }
+        outcome.namesItsDoor = request.command.isAboutADoor
         if request.command.needsMaster && !source.mayManage {
             outcome.replies = [.error(.admin)]
             return
         }
         outcome.replies = execute(request.command, from: source, at: now, wall: wall, age: age, &outcome)
+    }
+
+    // The refusals below are out of line (`@inline(never)`), so the lines a press runs
+    // through lie close together: a cold request reads fewer of them.
+
+    /// A wrong PIN (or one that may not ask this): counted against the channel. A correct PIN
+    /// never resets the count (only time and the owner's unlock do), so knowing one PIN gives
+    /// no speed-up in guessing another.
+    @inline(never)
+    private mutating func refuseThePIN(_ source: RequestSource, at now: Instant, _ outcome: inout Outcome) {
+        if let channel = source.channel, let delay = throttle.recordFailure(channel, at: now) {
+            outcome.lockout = (delay, throttle.budget(channel, at: now).failures)
+        }
+        outcome.replies = [.error(.pin)]
+    }
+
+    @inline(never)
+    private func refuseUnknownDoor(_ choice: DoorChoice, _ outcome: inout Outcome) {
+        outcome.replies = [.error(.door)]
+        outcome.refusal = "there is no door \(choice) (garaged drives \(doors.count): \(doors.indices.map { doors[$0].id ?? String($0 + 1) }.joined(separator: ", ")))"
+    }
+
+    @inline(never)
+    private func refuseTheDoor(_ slot: Int, _ outcome: inout Outcome) {
+        outcome.replies = [.error(.denied)]
+        outcome.refusal = access.unreadable ? "the door access file could not be read: only the master PIN uses a named door until it is fixed"
+            : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
     }
 
     /// The index of the door a request names: the first when it names none; nil for a number

@@ -31,6 +31,9 @@ extension Controller {
         /// rate of its channel (`ERR RATE`), or by the door's gate (`ERR FAULT`, `ERR BUSY`).
         public var refusal: String?
 
+        /// Set once a request passed the door and access checks: its log name says which door.
+        var namesItsDoor = false
+
         /// A request's door events not yet described (records, pushes): set while it is judged.
         var undescribed: [DoorEvents]?
 
