@@ -95,22 +95,9 @@ stamp="debootstrap --variant=minbase trixie $mirror; dpkg --add-architecture arm
 
 cleanup() {
     local rc=$?
-    unmount_all
+    unmount_all "$root"
     [ "$rc" = 0 ] || say "FAIL in $((SECONDS - started)) s"
     exit "$rc"
-}
-
-unmount_all() {
-    local i m
-    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-        m=${mounted[i]}
-        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "arm64: cannot unmount $m" >&2
-    done
-    mounted=()
-    # Anything a killed earlier run left mounted under the root.
-    while read -r m; do
-        umount -l "$m" 2>/dev/null || true
-    done < <(awk -v r="$root" 'index($2, r "/") == 1 {print $2}' /proc/self/mounts | sort -r)
 }
 
 
@@ -124,7 +111,7 @@ in_root() { # SECONDS CMD...
 }
 
 remove_root() {
-    unmount_all
+    unmount_all "$root"
     if awk -v r="$root" 'index($2, r "/") == 1 {found=1} END {exit !found}' /proc/self/mounts; then
         fail "something is still mounted under $root; not removing it"
     fi
@@ -143,24 +130,13 @@ if [ ! -f "$root/.garaged-cache" ] || [ "$(cat "$root/.garaged-cache")" != "$sta
     step "no cached root for: $stamp (first run only)"
     remove_root
     t=$SECONDS
-    timeout --kill-after=10 1200 debootstrap --variant=minbase trixie "$root.tmp" "$mirror" \
-        > "$base/debootstrap.log" 2>&1 ||
-        { tail -n 20 "$base/debootstrap.log"; fail "debootstrap failed (log: .cache/arm64/debootstrap.log)"; }
-    mv "$root.tmp" "$root"
+    bootstrap_root
     took "$t"
-    cp /etc/resolv.conf "$root/etc/resolv.conf"
-    mount_in proc proc /proc
-    mount_in bind /dev /dev
-    mount_in tmpfs tmpfs /run
     mount_in tmpfs tmpfs /tmp
     step "apt-get install ${#packages[@]} packages (swiftlang; ${#arm64_packages[@]} of them :arm64)"
     t=$SECONDS
     in_root 60 dpkg --add-architecture arm64
-    in_root 600 apt-get -q -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 update > "$base/apt.log" 2>&1 ||
-        { tail -n 20 "$base/apt.log"; fail "apt-get update (log: .cache/arm64/apt.log)"; }
-    in_root 1800 apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 --no-install-recommends install \
-        "${packages[@]}" >> "$base/apt.log" 2>&1 ||
-        { tail -n 30 "$base/apt.log"; fail "apt-get install (log: .cache/arm64/apt.log)"; }
+    apt_install_in_root "${packages[@]}"
     took "$t"
     # The arm64 swiftlang cannot be installed beside the amd64 one (same files, not Multi-Arch):
     # its lib/ folders are unpacked instead, from the .debs of exactly the amd64 compiler's version.
@@ -178,7 +154,7 @@ if [ ! -f "$root/.garaged-cache" ] || [ "$(cat "$root/.garaged-cache")" != "$sta
         fail "no aarch64 libswiftCore in $swift_arm64"
     in_root 300 apt-get clean
     took "$t"
-    unmount_all
+    unmount_all "$root"
     echo "$stamp" > "$root/.garaged-cache"
 fi
 

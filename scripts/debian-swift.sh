@@ -55,22 +55,9 @@ cleanup() {
     local rc=$?
     exec 1>&7 2>&8   # a signal during in_root ... > FILE runs the traps with that redirection
     stop_root_processes
-    unmount_all
+    unmount_all "$root"
     if [ "$rc" = 0 ]; then say "PASS in $((SECONDS - started)) s"; else say "FAIL in $((SECONDS - started)) s"; fi
     exit "$rc"
-}
-
-unmount_all() {
-    local i m
-    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-        m=${mounted[i]}
-        umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "debian-swift: cannot unmount $m" >&2
-    done
-    mounted=()
-    # Anything a killed earlier run left mounted under the root.
-    while read -r m; do
-        umount -l "$m" 2>/dev/null || true
-    done < <(awk -v r="$root" 'index($2, r "/") == 1 || $2 == r {print $2}' /proc/self/mounts | sort -r)
 }
 
 
@@ -113,7 +100,7 @@ still_in_root() {
 
 # Never rm -r a tree that still has /dev or /proc mounted in it.
 remove_root() {
-    unmount_all
+    unmount_all "$root"
     if awk -v r="$root" 'index($2, r "/") == 1 || $2 == r {found=1} END {exit !found}' /proc/self/mounts; then
         fail "something is still mounted under $root; not removing it"
     fi
@@ -136,26 +123,15 @@ if [ ! -f "$root/.garaged-cache" ] || [ "$(cat "$root/.garaged-cache")" != "$sta
     step "no cached root for: $stamp (first run only)"
     remove_root
     t=$SECONDS
-    timeout --kill-after=10 1200 debootstrap --variant=minbase trixie "$root.tmp" "$mirror" \
-        > "$base/debootstrap.log" 2>&1 ||
-        { tail -n 20 "$base/debootstrap.log"; fail "debootstrap failed (log: .cache/debian-swift/debootstrap.log)"; }
-    took "$t"
     # apt in it (without its stamp until apt is done, so a failure starts again next time).
-    mv "$root.tmp" "$root"
-    cp /etc/resolv.conf "$root/etc/resolv.conf"
-    mount_in proc proc /proc
-    mount_in bind /dev /dev
-    mount_in tmpfs tmpfs /run
+    bootstrap_root
+    took "$t"
     step "apt-get install ${#packages[@]} packages (swiftlang and the build and test dependencies)"
     t=$SECONDS
-    in_root 600 apt-get -q -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 update > "$base/apt.log" 2>&1 ||
-        { tail -n 20 "$base/apt.log"; fail "apt-get update (log: .cache/debian-swift/apt.log)"; }
-    in_root 1800 apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 --no-install-recommends install \
-        "${packages[@]}" >> "$base/apt.log" 2>&1 ||
-        { tail -n 30 "$base/apt.log"; fail "apt-get install (log: .cache/debian-swift/apt.log)"; }
+    apt_install_in_root "${packages[@]}"
     in_root 300 apt-get clean
     took "$t"
-    unmount_all
+    unmount_all "$root"
     echo "$stamp" > "$root/.garaged-cache"
 fi
 

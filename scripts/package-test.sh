@@ -91,7 +91,7 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
         kill -KILL "$daemon_pid" 2>/dev/null || true
     fi
-    unmount_all
+    unmount_all "$work"
     step_report
     if [ "$verdict" = PASS ] && [ "$rc" = 0 ]; then
         remove_work
@@ -104,18 +104,10 @@ cleanup() {
     exit "$rc"
 }
 
-unmount_all() {
-    local i m
-    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-        m=${mounted[i]}
-        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "package-test: cannot unmount $m" >&2
-    done
-    mounted=()
-    # Anything a killed earlier run left mounted under the work root.
-    while read -r m; do
-        umount -l "$m" 2>/dev/null || true
-    done < <(awk -v w="$work" 'index($2, w "/") == 1 {print $2}' /proc/self/mounts | sort -r)
-}
+# mount_in and unmount_all, in the work root.
+root=$work
+# shellcheck source=scripts/lib/root.sh
+. scripts/lib/root.sh
 
 # Never rm -r a tree that still has /dev or /proc mounted in it.
 remove_work() {
@@ -123,12 +115,6 @@ remove_work() {
         fail "something is still mounted under $work; not removing it"
     fi
     rm -rf --one-file-system "$work"
-}
-
-mount_in() { # TYPE-or-bind SOURCE TARGET
-    local target=$work$3
-    if [ "$1" = bind ]; then mount --bind "$2" "$target"; else mount -t "$1" "$2" "$target"; fi
-    mounted+=("$target")
 }
 
 # A command inside the root, with a clean environment and a deadline (longer when emulated).
@@ -192,7 +178,7 @@ if [ ! -f "$cache/.garaged-cache" ] || [ "$(cat "$cache/.garaged-cache")" != "$s
     step "cached root made in $((SECONDS - boot_started)) s"
 fi
 
-unmount_all
+unmount_all "$work"
 [ -e "$work" ] && remove_work
 step "fresh copy of the cached root"
 cp -a "$cache" "$work"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154
 # Shared by the scripts that work in a debootstrapped Debian root (scripts/debian-swift.sh,
-# scripts/arm64.sh): mounting into it, and giving it the host's trust. Sourced; the caller sets
-# `root`, a `mounted` array, and defines `say`, `fail` and `in_root`.
+# scripts/arm64.sh, and for unmount_all scripts/package-test.sh): making the root, mounting into
+# it and unmounting, and giving it the host's trust. Sourced; the caller sets `root`, `base` (the
+# folder for the logs), `mirror`, a `mounted` array, and defines `say`, `fail` and `in_root`.
 
 # Mounts SOURCE at TARGET inside the root and remembers it for unmounting.
 mount_in() { # TYPE-or-[r]bind[-ro] SOURCE TARGET
@@ -16,6 +17,42 @@ mount_in() { # TYPE-or-[r]bind[-ro] SOURCE TARGET
     mounted+=("$target")
     # Nothing mounted below it reaches the host's own (a bind of a shared /dev would).
     [ "$1" = rbind ] || mount --make-private "$target"
+}
+
+# Unmounts what mount_in mounted, the last first, then anything a killed earlier run left
+# mounted under DIR (the root) or at DIR itself.
+unmount_all() { # DIR
+    local under=$1 i m
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        m=${mounted[i]}
+        umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "${0##*/}: cannot unmount $m" >&2
+    done
+    mounted=()
+    while read -r m; do
+        umount -l "$m" 2>/dev/null || true
+    done < <(awk -v r="$under" 'index($2, r "/") == 1 || $2 == r {print $2}' /proc/self/mounts | sort -r)
+}
+
+# A minimal Debian trixie made by debootstrap (in ROOT.tmp, renamed when complete), with the
+# host's resolver and /proc, /dev and /run mounted for apt.
+bootstrap_root() {
+    timeout --kill-after=10 1200 debootstrap --variant=minbase trixie "$root.tmp" "$mirror" \
+        > "$base/debootstrap.log" 2>&1 ||
+        { tail -n 20 "$base/debootstrap.log"; fail "debootstrap failed (log: $base/debootstrap.log)"; }
+    mv "$root.tmp" "$root"
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    mount_in proc proc /proc
+    mount_in bind /dev /dev
+    mount_in tmpfs tmpfs /run
+}
+
+# apt-get update, then install PACKAGES in the root; the log is $base/apt.log.
+apt_install_in_root() { # PACKAGE...
+    in_root 600 apt-get -q -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 update > "$base/apt.log" 2>&1 ||
+        { tail -n 20 "$base/apt.log"; fail "apt-get update (log: $base/apt.log)"; }
+    in_root 1800 apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 --no-install-recommends install \
+        "$@" >> "$base/apt.log" 2>&1 ||
+        { tail -n 30 "$base/apt.log"; fail "apt-get install (log: $base/apt.log)"; }
 }
 
 # The host's certificate authorities of its own (a proxy's), so pip and git in the root trust

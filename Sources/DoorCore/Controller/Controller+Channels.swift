@@ -13,7 +13,7 @@ extension Controller {
                                  wall: Int64 = 0, age: Duration? = nil) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
-        report(doors[index].door.advance(to: now), at: now, wall: wall, into: &outcome)
+        report(doors[index].door.advance(to: now), wall: wall, into: &outcome)
         outcome.command = logName(command.rawValue.lowercased(), index)
         let kind: EventRecord.Kind = command == .open ? .open : command == .close ? .close : .halt
         if refuseIfStale(age, &outcome) {
@@ -39,7 +39,7 @@ extension Controller {
         var outcome = Outcome()
         outcome.doorIndex = index
         outcome.command = logName("identify", index)
-        outcome.replies = [decide(doors[index].door.identify(at: now), at: now, wall: wall, &outcome)]
+        outcome.replies = [decide(doors[index].door.identify(at: now), wall: wall, &outcome)]
         return outcome
     }
 
@@ -47,9 +47,9 @@ extension Controller {
     public mutating func light(on: Bool, for index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
-        report(doors[index].door.advance(to: now), at: now, wall: wall, into: &outcome)
+        report(doors[index].door.advance(to: now), wall: wall, into: &outcome)
         outcome.command = logName(on ? "light on" : "light off", index)
-        outcome.replies = [decide(doors[index].door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
+        outcome.replies = [decide(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
         return outcome
     }
 }

@@ -25,9 +25,9 @@ extension Controller {
                 outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
                 return [.error(.rate)]
             }
-            return [decide(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), at: now, wall: wall, &outcome)]
+            return [decide(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
         case .light(let on):
-            return [decide(doors[outcome.doorIndex].door.setLight(on: on, at: now), at: now, wall: wall, &outcome)]
+            return [decide(doors[outcome.doorIndex].door.setLight(on: on, at: now), wall: wall, &outcome)]
         case .closeAfter(let seconds):
             do { try doors[outcome.doorIndex].intervalStore?.save(seconds) } catch {
                 outcome.storeError = error.description
@@ -83,7 +83,7 @@ extension Controller {
             _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }
         if decision.reply.isError { explain(decision, source, &outcome) }
-        return decide(decision, at: now, wall: wall, &outcome)
+        return decide(decision, wall: wall, &outcome)
     }
 
     /// Why a press was refused, in words for the log: out of line, off the press path.
@@ -97,8 +97,8 @@ extension Controller {
     }
 
     /// Carries a door decision into the outcome; returns its reply.
-    mutating func decide(_ decision: Door.Decision, at now: Instant, wall: Int64, _ outcome: inout Outcome) -> Reply {
-        report(decision.events, at: now, wall: wall, byRequest: true, into: &outcome)
+    mutating func decide(_ decision: Door.Decision, wall: Int64, _ outcome: inout Outcome) -> Reply {
+        report(decision.events, wall: wall, byRequest: true, into: &outcome)
         return decision.reply
     }
 

@@ -102,7 +102,7 @@ public struct Controller: Sendable {
         switch CommandCodec.decode(bytes) {
         case .failure(let code):
             // The first door is judged at the request's time first, as for any request.
-            report(doors[0].door.advance(to: now), at: now, wall: wall, into: &outcome)
+            report(doors[0].door.advance(to: now), wall: wall, into: &outcome)
             // Bluetooth does not know the local extensions at all, malformed or not.
             let local = bytes.count > PIN.length && bytes[PIN.length] == LocalCommand.letter
             outcome.replies = [.error(local && !source.isLocal && code == .format ? .command : code)]
@@ -117,7 +117,7 @@ public struct Controller: Sendable {
                                  age: Duration?, _ outcome: inout Outcome) {
         let index = door(of: request.door)
         outcome.doorIndex = index ?? 0
-        report(doors[outcome.doorIndex].door.advance(to: now), at: now, wall: wall, into: &outcome)
+        report(doors[outcome.doorIndex].door.advance(to: now), wall: wall, into: &outcome)
         outcome.decoded = request.command
         if case .local = request.command, !source.isLocal {
             outcome.replies = [.error(.command)]
@@ -250,7 +250,7 @@ public struct Controller: Sendable {
     private mutating func input(_ index: Int, at now: Instant, wall: Int64, _ apply: (inout Door) -> [Door.Event]) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
-        report(apply(&doors[index].door), at: now, wall: wall, into: &outcome)
+        report(apply(&doors[index].door), wall: wall, into: &outcome)
         return outcome
     }
 
@@ -259,13 +259,13 @@ public struct Controller: Sendable {
     /// A close that failed (or the door seen closed after one) is kept beside the table.
     /// While a request is judged (`undescribed` set), only the events are added: the rest waits
     /// for `account`, so nothing stands between the gate's permit and the relay.
-    mutating func report(_ events: [Door.Event], at now: Instant, wall: Int64, byRequest: Bool = false,
+    mutating func report(_ events: [Door.Event], wall: Int64, byRequest: Bool = false,
                          into outcome: inout Outcome) {
         let judging = outcome.undescribed != nil
         if judging && events.isEmpty { return }
         // The first events are taken as they are, not copied.
         if outcome.door.isEmpty { outcome.door = events } else { outcome.door += events }
-        let group = Outcome.DoorEvents(events: events, byRequest: byRequest, at: now,
+        let group = Outcome.DoorEvents(events: events, byRequest: byRequest,
                                        autoCloseInterval: doors[outcome.doorIndex].door.autoCloseInterval)
         if judging {
             outcome.undescribed?.append(group)
@@ -290,7 +290,7 @@ public struct Controller: Sendable {
         }, i)
         // With several doors, each push says which door it is about (`@2:S OPEN`).
         let timing = doors[i].door.timing
-        let pushes = events.compactMap { $0.push(timing, at: group.at) }
+        let pushes = events.compactMap { $0.push(timing) }
         outcome.pushes += doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) }
     }
 

@@ -41,7 +41,6 @@ extension Controller {
         struct DoorEvents: Sendable {
             var events: [Door.Event]
             var byRequest: Bool
-            var at: Instant
             var autoCloseInterval: Duration?
         }
 

@@ -37,7 +37,7 @@ extension Door.Event {
 
     /// What phones that enabled notifications are told of it (one record, at most 20 bytes):
     /// warnings, faults, "left open". The door's state (`S`) reaches them from the status.
-    public func push(_ timing: DoorTiming, at now: Instant) -> Reply? {
+    public func push(_ timing: DoorTiming) -> Reply? {
         switch self {
         case .pressWarned: return .warning(seconds: timing.warning?.secondsRoundedUp ?? 0)
         case .pressCancelled: return .warningOff

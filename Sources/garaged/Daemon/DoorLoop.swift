@@ -148,20 +148,22 @@ final class DoorLoop: Service, @unchecked Sendable {
             let buffered = connections.values.filter(\.mayHaveMore)
             // The doors' deadlines as they stand before the wait: only a switch's edge changes
             // them before the turn looks (`readSwitch` then looks again).
-            var due = nextDeadline()
+            let due = nextDeadline()
             if waitFor(&fds, timeout: buffered.isEmpty ? due.map { $0 - now } : .zero) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             // Drained only when it fired: a request's turn makes no system call it does not need.
             if fds[0].revents != 0 { inbox.wake.drain() }
+            var switchMoved = false
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
                 guard case .switchInput(let s, let door) = targets[k] else { continue }
                 readSwitch(s, of: door)
-                due = .init(nanoseconds: .min)
+                switchMoved = true
             }
-            // Time's work first when some is due (a request judges its door at its own time
-            // anyway, so a turn that only brings a request goes straight to it).
-            if let due, due <= clock.now() {
+            // Time's work first when some is due, or may be after a switch's edge (a request
+            // judges its door at its own time anyway, so a turn that only brings a request goes
+            // straight to it).
+            if switchMoved || due.map({ $0 <= clock.now() }) ?? false {
                 for i in controller.doors.indices {
                     if let d = controller.doors[i].door.nextDeadline, d <= clock.now() {
                         carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))

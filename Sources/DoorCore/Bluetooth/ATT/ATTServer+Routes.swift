@@ -4,6 +4,11 @@
 extension ATTServer {
     typealias Route = @Sendable (inout ATTServer, [UInt8]) -> Output
 
+    /// The two writes, which `handle` answers before this table: every press a phone asks for
+    /// is one of them.
+    static let writes: [ATTOpcode] = [ATTWriteRequest.opcode, ATTWriteCommand.opcode]
+
+    /// Every other request's handler.
     static let routes: [ATTOpcode: Route] = [
         ATTExchangeMTURequest.opcode: request { (s, r: ATTExchangeMTURequest) in .success(s.exchangeMTU(r.clientRxMTU)) },
         ATTFindInformationRequest.opcode: request { (s, r: ATTFindInformationRequest) in s.findInformation(r.range) },
@@ -17,15 +22,13 @@ extension ATTServer {
         ATTReadByGroupTypeRequest.opcode: request { (s, r: ATTReadByGroupTypeRequest) in
             s.readByGroupType(r.range, groupType: r.groupType)
         },
-        ATTWriteRequest.opcode: { server, pdu in server.writeRequest(pdu) },
-        ATTWriteCommand.opcode: { server, pdu in server.writeCommand(pdu) },
         ATTHandleValueConfirmation.opcode: { _, pdu in
             // This server sends no indications; a stray confirmation is harmless.
             decoding(pdu) { (_: ATTHandleValueConfirmation) in Output() }
         },
     ]
 
-    /// `routes` indexed by the opcode's byte: a phone's write finds its handler without hashing.
+    /// `routes` indexed by the opcode's byte: found without hashing.
     static let routeByOpcode: [Route?] = {
         var table = [Route?](repeating: nil, count: 256)
         for (opcode, route) in routes { table[Int(opcode.rawValue)] = route }

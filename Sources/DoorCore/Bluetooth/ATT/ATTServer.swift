@@ -60,7 +60,7 @@ public struct ATTServer: Sendable {
     }
 
     /// Handles one PDU from the client: its opcode picks the declaration that decodes it and
-    /// the handler that answers it (`routes`).
+    /// the handler that answers it (a write here, anything else through `routes`).
     public mutating func handle(_ pdu: [UInt8]) -> Output {
         guard let raw = pdu.first else { return ATTServer.refused(.empty) }
         guard let opcode = ATTOpcode(rawValue: raw) else {
