@@ -98,17 +98,17 @@ public struct Controller: Sendable {
 
     private mutating func decide(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
                                 age: Duration?, _ outcome: inout Outcome) {
-        // One switch on what was decoded: the request is read where the codec left it.
-        switch CommandCodec.decode(bytes) {
-        case .failure(let code):
+        // The request as the codec made it, not copied out of a `Result`.
+        let request: Request
+        do throws(ErrorCode) { request = try CommandCodec.request(bytes) } catch {
             // The first door is judged at the request's time first, as for any request.
             report(doors[0].door.advance(to: now), wall: wall, into: &outcome)
             // Bluetooth does not know the local extensions at all, malformed or not.
             let local = bytes.count > PIN.length && bytes[PIN.length] == LocalCommand.letter
-            outcome.replies = [.error(local && !source.isLocal && code == .format ? .command : code)]
-        case .success(let request):
-            decide(request, from: source, at: now, wall: wall, age: age, &outcome)
+            outcome.replies = [.error(local && !source.isLocal && error == .format ? .command : error)]
+            return
         }
+        decide(request, from: source, at: now, wall: wall, age: age, &outcome)
     }
 
     /// A decoded request: its door judged at the request's time first, then each check in turn,

@@ -18,8 +18,14 @@ public enum CommandCodec {
 
     /// `decode` without a copy: the request is read where it lies.
     public static func decode(_ bytes: [UInt8]) -> Result<Request, ErrorCode> {
+        Result { () throws(ErrorCode) in try request(bytes) }
+    }
+
+    /// `decode` as a typed throw: the request is returned as it is, with no `Result` around it
+    /// to copy it out of (the controller's way, on every press).
+    public static func request(_ bytes: [UInt8]) throws(ErrorCode) -> Request {
         guard bytes.count > PIN.length, let pin = PIN(bytes: bytes[..<PIN.length]) else {
-            return .failure(.format)
+            throw .format
         }
         // `<PIN>@<door>:<command>`: a door other than the first (our extension).
         var at = PIN.length
@@ -27,7 +33,7 @@ public enum CommandCodec {
         if bytes[at] == UInt8(ascii: "@") {
             let selector = bytes[(at + 1)...].prefix(DoorChoice.maxLength + 1)
             guard let colon = selector.firstIndex(of: UInt8(ascii: ":")), colon < bytes.count - 1,
-                  let choice = DoorChoice(bytes[(at + 1)..<colon]) else { return .failure(.format) }
+                  let choice = DoorChoice(bytes[(at + 1)..<colon]) else { throw .format }
             door = choice
             at = colon + 1
         }
@@ -48,7 +54,7 @@ public enum CommandCodec {
         case UInt8(ascii: "A"): command = PIN(bytes: args).map(Command.add)
         case UInt8(ascii: "E"):
             guard args.count > PIN.length, let newPIN = PIN(bytes: args.suffix(PIN.length)),
-                  let slot = decodeIndex(args.dropLast(PIN.length)) else { return .failure(.format) }
+                  let slot = decodeIndex(args.dropLast(PIN.length)) else { throw .format }
             command = .edit(slot: slot, pin: newPIN)
         case UInt8(ascii: "D"): command = decodeIndex(args).map { .delete(slot: $0) }
         case UInt8(ascii: "H"): command = decodeSetting(args, max: Door.maxHoldMinutes).map { .hold(minutes: $0) }
@@ -56,10 +62,10 @@ public enum CommandCodec {
         case LocalCommand.letter where isSwitch(args, on: true): command = .light(on: true)
         case LocalCommand.letter where isSwitch(args, on: false): command = .light(on: false)
         case LocalCommand.letter: command = LocalCommand.decode(Array(args)).map(Command.local)
-        default: return .failure(.command)
+        default: throw .command
         }
-        guard let command, door == nil || command.isAboutADoor else { return .failure(.format) }
-        return .success(Request(pin: pin, command: command, door: door))
+        guard let command, door == nil || command.isAboutADoor else { throw .format }
+        return Request(pin: pin, command: command, door: door)
     }
 
     /// `=1` (`on`) or `=0`: compared byte by byte, as every open and close is.
