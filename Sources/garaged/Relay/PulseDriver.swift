@@ -94,17 +94,17 @@ final class PulseDriver: Service, @unchecked Sendable {
     /// already under way, the driver is stopping, or the permit was used before.
     @discardableResult
     func press(_ permit: PressPermit) -> Bool {
-        let refusal = state.withLock { s -> String? in
-            if s.stopping { return "garaged is stopping" }
-            if permit.door != door { return "the permit is door \(permit.door + 1)'s, not this relay's (door \(door + 1))" }
-            if s.pressing || s.pending != nil { return "a press is already under way" }
-            if permit.number <= s.lastPermit { return "permit \(permit.number) was already pressed (a replay)" }
+        let refusal = state.withLock { s -> Refusal? in
+            if s.stopping { return .stopping }
+            if permit.door != door { return .otherDoor }
+            if s.pressing || s.pending != nil { return .underWay }
+            if permit.number <= s.lastPermit { return .replay }
             s.pressing = true  // the relay thread leaves the line alone until `pending` is set
             s.lastPermit = permit.number
             return nil
         }
         if let refusal {
-            log.warning("press-refused", ["reason": permit.reason.rawValue, "why": refusal])
+            refused(permit, refusal)
             return false
         }
         let failure = lineLock.withLock { _ -> RelayError? in
@@ -121,6 +121,21 @@ final class PulseDriver: Service, @unchecked Sendable {
         relay.wake.signal()
         if failure == nil { guardian.wake.signal() }
         return true
+    }
+
+    /// Why a permit was not pressed.
+    private enum Refusal { case stopping, otherDoor, underWay, replay }
+
+    /// Logs a refused permit: out of line, so the lines a press runs through lie together.
+    @inline(never)
+    private func refused(_ permit: PressPermit, _ refusal: Refusal) {
+        let why = switch refusal {
+        case .stopping: "garaged is stopping"
+        case .otherDoor: "the permit is door \(permit.door + 1)'s, not this relay's (door \(door + 1))"
+        case .underWay: "a press is already under way"
+        case .replay: "permit \(permit.number) was already pressed (a replay)"
+        }
+        log.warning("press-refused", ["reason": permit.reason.rawValue, "why": why])
     }
 
     /// Finishes (or cuts short) a press under way, leaves the relay inactive, and returns
