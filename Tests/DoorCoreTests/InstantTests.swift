@@ -12,16 +12,21 @@ final class InstantTests: XCTestCase {
         var g = SystemRandomNumberGenerator()
         var samples: [Duration] = [.zero, .nanoseconds(1), .nanoseconds(-1), .seconds(2), .milliseconds(-300),
                                    .seconds(86_400 * 365 * 100), .seconds(-86_400 * 365 * 100)]
-        for _ in 0..<20_000 {
-            let atto = Int128(Int64.random(in: -9_000_000_000_000_000_000 ... 9_000_000_000_000_000_000, using: &g))
-                * Int128(Int.random(in: 1...1_000, using: &g))
-            samples.append(Duration(attoseconds: atto))
+        func duration(_ seconds: Int64, _ attoseconds: Int64) -> Duration {
+            Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
         }
-        samples.append(Duration(attoseconds: 999_999_999))   // under a nanosecond: 0
-        samples.append(Duration(attoseconds: -999_999_999))
+        for _ in 0..<20_000 {
+            // Both components of one sign, as Duration keeps them.
+            let sign: Int64 = Bool.random(using: &g) ? 1 : -1
+            samples.append(duration(sign * Int64.random(in: 0...3_000_000_000, using: &g),
+                                    sign * Int64.random(in: 0..<1_000_000_000_000_000_000, using: &g)))
+        }
+        samples.append(duration(0, 999_999_999))   // under a nanosecond: 0
+        samples.append(duration(0, -999_999_999))
         for d in samples { XCTAssertEqual(d.nanoseconds, viaComponents(d), "\(d)") }
-        XCTAssertEqual(Duration(attoseconds: 1_999_999_999).nanoseconds, 1)
-        XCTAssertEqual(Duration(attoseconds: -1_999_999_999).nanoseconds, -1)
+        XCTAssertEqual(duration(0, 1_999_999_999).nanoseconds, 1)
+        XCTAssertEqual(duration(0, -1_999_999_999).nanoseconds, -1)
+        XCTAssertEqual(duration(-2, -500_000_000_000_000_000).nanoseconds, -2_500_000_000)
     }
 
     func testAnInstantMovesByADurationEitherWay() {

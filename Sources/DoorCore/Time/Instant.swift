@@ -26,7 +26,13 @@ extension Duration {
     /// finer than ns). One 128-bit division: `components` costs four times as much, on every
     /// press.
     public var nanoseconds: Int64 {
+        #if compiler(>=6.2)
         Int64(truncatingIfNeeded: attoseconds / 1_000_000_000)
+        #else
+        // Debian's Swift 6.0 has no `attoseconds` (SE-0457): the two components.
+        let c = components
+        return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
+        #endif
     }
 
     /// Whole seconds, rounded up: "locked for 0.2 s" must read as 1, never 0.
