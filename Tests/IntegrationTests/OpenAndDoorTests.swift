@@ -62,10 +62,11 @@ final class OpenAndDoorTests: GaragedTestCase {
         if list.count >= 2 {
             let gap = Double(list[1].start - list[0].start) / 1e9
             print("auto-close gap s: \(String(format: "%.4f", gap))")
-            // The door times from its decisions; the trace stamps when the relay thread set the
-            // line, which lags a decision by a wake-up (under a millisecond, a few on a loaded
-            // machine). 1.99915 s was seen once in a full run: allow that jitter, no more.
-            XCTAssertGreaterThanOrEqual(gap, 1.995, "auto-close pressed early")
+            // The door times from its decisions; the trace stamps when the line was set, which
+            // lags the open's decision by its judgement (microseconds, but the loop may be
+            // preempted in between on a loaded machine: 1.99915 s was seen once). 50 ms of
+            // jitter is allowed: an early auto-close by a timer bug is a second or more.
+            XCTAssertGreaterThanOrEqual(gap, 1.95, "auto-close pressed early")
             XCTAssertLessThan(gap, 3.0, "auto-close pressed late")
             reportWidths(list, "open and auto-close")
             for p in list { XCTAssertEqual(p.widthMs, 300, accuracy: 2) }
