@@ -119,13 +119,9 @@ final class GaragePinsManageTests: GaragedTestCase {
         let commands: [[String]] = [["list"], ["add", "12345"], ["edit", "9", "24680"], ["delete", "9"],
                                     ["label", "9", "A"], ["log"], ["who"], ["status"], ["close"]]
         for args in commands {
-            var locked = try pins(daemon, args, asNobody: true)
-            var retries = 0
-            while retries < 3, !(quotedRecord(locked.stderr) ?? "").hasPrefix("ERR LOCKED ") {
-                retries += 1
-                _ = try pins(daemon, ["status"], pin: "99999", asNobody: true)
-                locked = try pins(daemon, args, asNobody: true)
-            }
+            let locked = try whileLocked({ try pins(daemon, args, asNobody: true) },
+                                         relock: { _ = try pins(daemon, ["status"], pin: "99999", asNobody: true) },
+                                         until: { (quotedRecord($0.stderr) ?? "").hasPrefix("ERR LOCKED ") })
             assertExit(locked, 1, "\(args)")
             XCTAssertEqual(quotedRecord(locked.stderr)?.hasPrefix("ERR LOCKED "), true, "\(args): \(locked.stderr)")
             XCTAssertTrue(locked.stderr.contains("too many wrong PINs"), locked.stderr)
@@ -134,13 +130,9 @@ final class GaragePinsManageTests: GaragedTestCase {
 
         // status names the lockout; the owner at the shell is never locked out.
         // The lock may have run out during the commands above: one more wrong PIN locks again.
-        var status = try pins(daemon, ["status"])
-        var relocks = 0
-        while relocks < 3, !status.stdout.contains("locked for") {
-            relocks += 1
-            _ = try pins(daemon, ["status"], pin: "99999", asNobody: true)
-            status = try pins(daemon, ["status"])
-        }
+        let status = try whileLocked({ try pins(daemon, ["status"]) },
+                                     relock: { _ = try pins(daemon, ["status"], pin: "99999", asNobody: true) },
+                                     until: { $0.stdout.contains("locked for") })
         assertExit(status, 0)
         XCTAssertTrue(status.stdout.contains("locked for"), status.stdout)
         assertExit(try pins(daemon, ["add", "24680", "--label", "Alice"]), 0)

@@ -109,13 +109,9 @@ final class ThrottleLockoutTests: GaragedTestCase {
 
         // The owner sees it, and which channel it is on. The first lock lasts 1 s: should it have
         // run out by now on a slow machine, one more wrong PIN locks again (for longer).
-        var status = try garagePins(["status", "--socket", daemon.socketPath, "--pin", "12345"])
-        var relocks = 0
-        while relocks < 3, !status.stdout.contains("local locked for") {
-            relocks += 1
-            _ = try nobody("status", pin: "99999", daemon)
-            status = try garagePins(["status", "--socket", daemon.socketPath, "--pin", "12345"])
-        }
+        let status = try whileLocked({ try garagePins(["status", "--socket", daemon.socketPath, "--pin", "12345"]) },
+                                     relock: { _ = try nobody("status", pin: "99999", daemon) },
+                                     until: { $0.stdout.contains("local locked for") })
         XCTAssertEqual(status.termination, .exited(0), status.stderr)
         XCTAssertTrue(status.stdout.contains("local locked for"), status.stdout)
         XCTAssertFalse(status.stdout.contains("remote"), status.stdout)

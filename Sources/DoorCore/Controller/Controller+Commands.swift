@@ -4,11 +4,17 @@ extension Controller {
                           _ outcome: inout Outcome) -> [Reply] {
         switch command {
         case .open, .close:
-            return [press(source, at: now, wall: wall, &outcome) { door, mayWarn in
-                door.request(open: command == .open, at: now, age: age, mayWarn: mayWarn)
-            }]
+            return [pressDoor(open: command == .open, from: source, at: now, wall: wall, age: age, &outcome)]
         default:
-            return manage(command, from: source, at: now, wall: wall, &outcome)
+            return manage(command, from: source, at: now, wall: wall, age: age, &outcome)
+        }
+    }
+
+    /// An open or a close: the door's gate decides the press.
+    private mutating func pressDoor(open: Bool, from source: RequestSource, at now: Instant, wall: Int64, age: Duration?,
+                                    _ outcome: inout Outcome) -> Reply {
+        press(source, at: now, wall: wall, &outcome) { door, mayWarn in
+            door.request(open: open, at: now, age: age, mayWarn: mayWarn)
         }
     }
 
@@ -16,10 +22,11 @@ extension Controller {
     /// of code that a cold request reads together.
     @inline(never)
     private mutating func manage(_ command: Command, from source: RequestSource, at now: Instant, wall: Int64,
-                                 _ outcome: inout Outcome) -> [Reply] {
+                                 age: Duration?, _ outcome: inout Outcome) -> [Reply] {
         switch command {
         case .open, .close:
-            preconditionFailure("a press is judged by execute")
+            // `execute` takes these inline; should one come here, it is judged the same way.
+            return [pressDoor(open: command == .open, from: source, at: now, wall: wall, age: age, &outcome)]
         case .hold(let minutes):
             guard rates.spend(.hold, for: source.summaryKey, at: now) else {
                 outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"

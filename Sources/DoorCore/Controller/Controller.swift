@@ -75,7 +75,7 @@ public struct Controller: Sendable {
         // Decided in place: the outcome is not copied on its way to the relay.
         var judged = Judged(outcome: Outcome(), source: source, wall: wall, labelsBefore: labels)
         // What the door did is described (history records, pushes) in `account`, after the presses.
-        judged.outcome.undescribed = []
+        judged.outcome.undescribed = Outcome.Undescribed()
         decide(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
         return judged
     }
@@ -84,7 +84,7 @@ public struct Controller: Sendable {
     public mutating func account(_ judged: consuming Judged) -> Outcome {
         var outcome = judged.outcome
         keepCloseFailedIfChanged(outcome.doorIndex, wall: judged.wall, &outcome)
-        for group in outcome.undescribed ?? [] { describe(group, wall: judged.wall, into: &outcome) }
+        for group in outcome.undescribed?.all ?? [] { describe(group, wall: judged.wall, into: &outcome) }
         outcome.undescribed = nil
         if outcome.command == nil, let command = outcome.decoded {
             outcome.command = outcome.namesItsDoor ? logName(command.name, outcome.doorIndex) : command.name

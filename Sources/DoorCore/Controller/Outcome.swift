@@ -35,7 +35,21 @@ extension Controller {
         var namesItsDoor = false
 
         /// A request's door events not yet described (records, pushes): set while it is judged.
-        var undescribed: [DoorEvents]?
+        var undescribed: Undescribed?
+
+        /// The groups of door events a judged request reported, the first held inline: judging
+        /// a press allocates no list for them.
+        struct Undescribed: Sendable {
+            private(set) var first: DoorEvents?
+            private(set) var more: [DoorEvents] = []
+
+            mutating func append(_ group: DoorEvents) {
+                if first == nil { first = group } else { more.append(group) }
+            }
+
+            /// Every group, in the order reported.
+            var all: [DoorEvents] { (first.map { [$0] } ?? []) + more }
+        }
 
         /// Door events as one call reported them, with what their description needs.
         struct DoorEvents: Sendable {

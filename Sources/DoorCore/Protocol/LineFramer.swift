@@ -43,18 +43,27 @@ public struct LineFramer: Sendable {
         return items
     }
 
-    /// A whole packet (`feed`, then `endOfPacket`). A packet of one line with nothing carried
-    /// over, how every request comes, is cut where it lies: one allocation, on a press's path.
+    /// A whole packet (`feed`, then `endOfPacket`), as a list.
     public mutating func packet(_ bytes: ArraySlice<UInt8>) -> [Item] {
+        var items: [Item] = []
+        packet(bytes) { items.append($0) }
+        return items
+    }
+
+    /// A whole packet, each item handed to `body` in order. A packet of one line with nothing
+    /// carried over, how every request comes, is cut where it lies: the line is the one
+    /// allocation on a press's path, with no list around it.
+    public mutating func packet(_ bytes: ArraySlice<UInt8>, _ body: (Item) -> Void) {
         if buffer.isEmpty, !discarding {
             let endsInLF = bytes.last == 0x0A
             var line = endsInLF ? bytes.dropLast() : bytes
             if !line.contains(0x0A), line.count <= maxLength || line.count == maxLength + 1 && line.last == 0x0D {
                 if line.last == 0x0D { line = line.dropLast() }
-                return endsInLF || !bytes.isEmpty ? [.line(Array(line))] : []
+                if endsInLF || !bytes.isEmpty { body(.line(Array(line))) }
+                return
             }
         }
-        return feed(bytes) + endOfPacket()
+        for item in feed(bytes) + endOfPacket() { body(item) }
     }
 
     /// The end of a packet ends the line in progress, if any (a request need not end in LF).

@@ -59,7 +59,7 @@ final class ATTConnection: Connection {
         case .packet(let pdu, let receivedAt, _):
             if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
                opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
-            let output = server.handle(Array(pdu))
+            let output = server.handle(pdu)
             if output.malformed { countGarbage("malformed PDUs") }
             guard let command = output.command else {
                 if let response = output.response { send(response) }

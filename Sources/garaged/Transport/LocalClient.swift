@@ -77,10 +77,11 @@ final class LocalClient: Connection {
                 return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])
             }
             var incoming: [Incoming] = []
-            for item in framer.packet(bytes) {
+            let maxLength = framer.maxLength
+            framer.packet(bytes) { item in
                 switch item {
                 case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
-                case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(framer.maxLength) bytes"))
+                case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(maxLength) bytes"))
                 }
             }
             return .packet(hungUp ? incoming.map(abandoned) : incoming)

@@ -128,6 +128,21 @@ class GaragedTestCase: XCTestCase {
 
     private var commandCount = 0
 
+    /// Runs `command` until `locked` holds of its result (at most `tries` more times), with one
+    /// more wrong PIN (`relock`) before each retry: a first lockout lasts 1 s, which a slow
+    /// machine may outlast between the wrong PINs and the command that checks it.
+    func whileLocked(_ command: () throws -> CommandResult, relock: () throws -> Void,
+                     until locked: (CommandResult) -> Bool, tries: Int = 3) rethrows -> CommandResult {
+        var result = try command()
+        var retries = 0
+        while retries < tries, !locked(result) {
+            retries += 1
+            try relock()
+            result = try command()
+        }
+        return result
+    }
+
     /// Runs garage-pins to completion (killed after `timeout`), as root or, with `asNobody`, as
     /// uid/gid 65534 through setpriv: a real unprivileged client the daemon must throttle.
     func garagePins(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false,

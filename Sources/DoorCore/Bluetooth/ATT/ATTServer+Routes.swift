@@ -40,7 +40,7 @@ extension ATTServer {
 
     /// A Write Request: not held to ATT_MTU as a whole (a value over ATT_MTU-3 is Invalid
     /// Attribute Value Length).
-    mutating func writeRequest(_ pdu: [UInt8]) -> Output {
+    mutating func writeRequest(_ pdu: ArraySlice<UInt8>) -> Output {
         let r: ATTWriteRequest
         do { r = try ATTWriteRequest.decode(pdu) } catch { return ATTServer.refused(error) }
         switch write(r.handle, r.value, permission: .write) {
@@ -50,7 +50,7 @@ extension ATTServer {
     }
 
     /// A Write Command: never a response; a write that fails for any reason is ignored (3.4.5.3).
-    mutating func writeCommand(_ pdu: [UInt8]) -> Output {
+    mutating func writeCommand(_ pdu: ArraySlice<UInt8>) -> Output {
         let c: ATTWriteCommand
         do { c = try ATTWriteCommand.decode(pdu) } catch { return ATTServer.refused(error) }
         return Output(command: (try? write(c.handle, c.value, permission: .writeCommand).get()) ?? nil)

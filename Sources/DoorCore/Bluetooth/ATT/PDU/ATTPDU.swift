@@ -43,11 +43,16 @@ public protocol ATTWritePDU: ATTPDU {
 }
 
 extension ATTWritePDU {
-    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self {
+    public static func decode(_ pdu: [UInt8]) throws(ATTDecodeError) -> Self { try decode(pdu[...]) }
+
+    /// The same from part of a read buffer, where a phone's write arrives: only the value is
+    /// copied out.
+    public static func decode(_ pdu: ArraySlice<UInt8>) throws(ATTDecodeError) -> Self {
         guard pdu.count >= 3 else { throw .invalidPDU(opcode: opcode.rawValue) }
+        let start = pdu.startIndex
         var write = Self()
-        write.handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
-        write.value = Array(pdu[3...])
+        write.handle = UInt16(pdu[start + 1]) | UInt16(pdu[start + 2]) << 8
+        write.value = Array(pdu[(start + 3)...])
         return write
     }
 }
