@@ -32,7 +32,13 @@ SWIFT       ?= swift
 SCRATCH     ?= .build-package
 # --disable-local-rpath: no RUNPATH $ORIGIN in the installed binaries (nothing is beside them).
 # -z now: bind every symbol at start (full RELRO), as Debian's hardening flags do.
-SWIFTFLAGS  ?= -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+# The press path's functions together: each function in a section of its own, Swift's lld, and
+# the order in $(HOTPATH) (scripts/hot-path.sh writes it; docs/decisions.md says why). The path
+# is the package's own, relative: SwiftPM links in the package's folder.
+HOTPATH     ?= packaging/hot-path.order
+SWIFTFLAGS  ?= -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
+               -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
+               -Xlinker --symbol-ordering-file=$(HOTPATH) -Xlinker --no-warn-symbol-ordering
 STRIP       ?= strip
 INSTALL     ?= install
 BUILT       := $(SCRATCH)/release
@@ -41,12 +47,16 @@ MANPAGES    := garaged.1 garage-pins.1
 # The docs keep the repository's layout, so the README's links (docs/..., wiring/...) still work.
 DOCS        := README.md docs/protocol.md docs/threat-model.md wiring/README.md
 
-.PHONY: all build install uninstall deb package-test clean
+.PHONY: all build install uninstall deb package-test clean print-swiftflags
 
 all: build
 
 build:
 	$(SWIFT) build $(SWIFTFLAGS) --scratch-path $(SCRATCH)
+
+# The release flags, for the scripts that build what the package ships (bench.sh, arm64.sh).
+print-swiftflags:
+	@echo $(SWIFTFLAGS)
 
 install:
 	@test -x $(BUILT)/garaged -a -x $(BUILT)/garage-pins || \

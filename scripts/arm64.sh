@@ -200,8 +200,7 @@ cross_build() { # LOG SWIFT-BUILD-ARGS...
 if [ "$command" = release ]; then
     out=$2
     # The Makefile's flags (release, --static-swift-stdlib, no rpath, -z now): one place for both.
-    read -r -a swiftflags < <(printf 'print-swiftflags:\n\t@echo $(SWIFTFLAGS)\n' |
-        make --no-print-directory -s -f Makefile -f - print-swiftflags)
+    read -r -a swiftflags < <(make --no-print-directory -s print-swiftflags)
     [[ " ${swiftflags[*]} " == *" --static-swift-stdlib "* ]] || fail "the Makefile's SWIFTFLAGS lost --static-swift-stdlib: ${swiftflags[*]}"
     step "swift build ${swiftflags[*]} for $triple (Debian's $(in_root 60 swift --version 2>/dev/null | head -n 1))"
     t=$SECONDS

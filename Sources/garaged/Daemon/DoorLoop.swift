@@ -153,7 +153,14 @@ final class DoorLoop: Service, @unchecked Sendable {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             // Drained only when it fired: a request's turn makes no system call it does not need.
-            if fds[0].revents != 0 { inbox.wake.drain() }
+            // A relay's release is taken at once, before this turn's requests: it came first,
+            // so a request sent once the line was released finds the door's relay free. The
+            // rest of the inbox waits for the next turn's top, which comes straight after.
+            if fds[0].revents != 0 {
+                inbox.wake.drain()
+                let relays = inbox.takeRelays()
+                carryOutRelays(released: relays.released, overruns: relays.overruns)
+            }
             var switchMoved = false
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
                 guard case .switchInput(let s, let door) = targets[k] else { continue }
@@ -227,6 +234,12 @@ final class DoorLoop: Service, @unchecked Sendable {
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
+    /// What the relays reported, each door in turn: overruns (faults), then releases.
+    private func carryOutRelays(released: [Int: Int], overruns: [Int: Int]) {
+        for door in overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
+        for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
+    }
+
     private func takeInbox() -> Bool {
         let p = inbox.take()
         for l in p.add { listeners[l.fd] = l }
@@ -235,8 +248,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             pausedListeners[fd] = nil
         }
         for (name, status) in p.channels { channels[name] = status }
-        for door in p.overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
-        for door in p.released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
+        carryOutRelays(released: p.released, overruns: p.overruns)
         for (command, door, arrived) in p.commands { handle(command, for: door, arrived: arrived) }
         for report in p.pairingReports { tell(report) }
         return !worker.stopping

@@ -175,23 +175,33 @@ final class PulseDriver: Service, @unchecked Sendable {
                 finish()
                 return
             case .some(.some(let started)):
-                pressOnce(started, fds: &fds)
+                let ended = pressOnce(started, fds: &fds)
                 let overran = state.withLock { s -> Bool in
                     defer { s.pressing = false; s.overran = false }
                     return s.overran
                 }
+                // The loop hears of the release before the log lines are made: a request that
+                // comes once the line is released finds the relay free.
                 released(overran)
+                if let ended { logRelease(started.permit.reason, ended) }
             }
         }
     }
 
-    /// Holds a started press until its end and releases it.
-    private func pressOnce(_ started: Started, fds: inout [pollfd]) {
+    /// How a press ended, for its log lines.
+    private struct Ended {
+        var width: Duration
+        var cut: Bool
+        var overran: Bool
+    }
+
+    /// Holds a started press until its end and releases it; nil when the line never went active.
+    private func pressOnce(_ started: Started, fds: inout [pollfd]) -> Ended? {
         let reason = started.permit.reason
         if let failure = started.failure {
             log.error("press-failed", ["reason": reason.rawValue, "error": failure.description])
             release()
-            return
+            return nil
         }
         let start = started.start
         let end = start + pulse
@@ -214,11 +224,16 @@ final class PulseDriver: Service, @unchecked Sendable {
             $0.guardDeadline = nil
             if overran { $0.overran = true }
         }
-        log.info("release", doorField + [("reason", reason.rawValue),
-                                         ("width_ms", String(format3: Double(width.nanoseconds) / 1e6)),
-                                         ("cut_short", cut ? "yes" : "no")])
-        if overran {
-            log.error("relay-overrun", ["width_ms": String(format3: Double(width.nanoseconds) / 1e6),
+        return Ended(width: width, cut: cut, overran: overran)
+    }
+
+    /// A released press's log lines: its width, and an overrun if it was held up.
+    private func logRelease(_ reason: Door.Press, _ ended: Ended) {
+        let width = String(format3: Double(ended.width.nanoseconds) / 1e6)
+        log.info("release", doorField + [("reason", reason.rawValue), ("width_ms", width),
+                                         ("cut_short", ended.cut ? "yes" : "no")])
+        if ended.overran {
+            log.error("relay-overrun", ["width_ms": width,
                                         "limit_ms": String((pulse + PulseDriver.guardMargin).nanoseconds / 1_000_000),
                                         "why": "the relay thread was held up (a stopped process, an overloaded CPU)"])
         }

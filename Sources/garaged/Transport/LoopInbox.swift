@@ -54,6 +54,15 @@ final class LoopInbox: Sendable {
     /// How a channel stands now (it replaces what the loop has not yet taken).
     func channel(_ status: ChannelStatus) { hand { $0.channels[status.name] = status } }
 
+    /// Only the relays' releases and overruns, leaving the rest (the loop's thread, straight
+    /// after its wait: a release comes before anything else that turn brings).
+    func takeRelays() -> (released: [Int: Int], overruns: [Int: Int]) {
+        items.withLock { i in
+            defer { i.released = [:]; i.overruns = [:] }
+            return (i.released, i.overruns)
+        }
+    }
+
     /// Everything handed over, emptying the inbox (the loop's thread).
     func take() -> Items {
         items.withLock { i in
