@@ -233,13 +233,13 @@ final class DoorLoop: Service, @unchecked Sendable {
         case connection(Connection)
     }
 
-    /// Applies what other threads handed over; false once the loop should stop.
     /// What the relays reported, each door in turn: overruns (faults), then releases.
     private func carryOutRelays(released: [Int: Int], overruns: [Int: Int]) {
         for door in overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
         for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
     }
 
+    /// Applies what other threads handed over; false once the loop should stop.
     private func takeInbox() -> Bool {
         let p = inbox.take()
         for l in p.add { listeners[l.fd] = l }

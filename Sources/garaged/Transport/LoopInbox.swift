@@ -8,7 +8,8 @@ import Synchronization
 /// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
 /// stamped with when they may have arrived, the pairing agent's reports, and how each channel
 /// stands. Every part that feeds the loop is given this at construction, so none holds the loop
-/// itself; the loop takes everything at the top of each turn.
+/// itself; the loop takes everything at the top of each turn, and the relays' releases also
+/// straight after each wait.
 final class LoopInbox: Sendable {
     /// Everything handed over since the loop last looked.
     struct Items: Sendable {
