@@ -30,6 +30,7 @@ seed http-pair '\x09\x07POST /pair-setup HTTP/1.1\r\nContent-Type: application/p
 seed http-chunked '\x09\x01POST /pairings HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
 seed frames '\x0a\x05GET /accessories HTTP/1.1\r\n\r\n'
 seed pairing '\x0b\x06\x01\x01\x00\x01\x00\xff\x06\x01\x03\x03\x01\x00\x04\x01\x00\xff\x06\x01\x01\x03\x20AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+seed rekey '\x0cGET /accessories HTTP/1.1\r\n\r\n\xff\x05\x40\x02'; seed rekey-clean '\x0c\xff\x10\x20'
 
 log=.fuzz.log
 set +e

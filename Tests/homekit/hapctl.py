@@ -20,6 +20,8 @@ Subcommands (run `hapctl.py SUBCOMMAND -h` for details):
                 [--put AID.IID=VALUE ...] [--ready-file F]
     pairings    --pairing FILE
     unpair      --pairing FILE
+    share       --pairing FILE --to OTHER_FILE --admin 0|1
+    hold        --pairing FILE --ready-file F --go-file G --remove ID
 
 VALUE is parsed as JSON (0, 1, true, 21.5, "text"); anything that is not valid JSON
 is taken as a string.
@@ -56,6 +58,7 @@ import re
 import sys
 import tempfile
 import time
+import uuid
 from typing import Any
 
 EXIT_OK = 0
@@ -563,6 +566,56 @@ async def cmd_unpair(args) -> int:
     return EXIT_OK
 
 
+async def cmd_share(args) -> int:
+    """As an admin, add (or re-add with other permissions) a second controller; its pairing
+    file, with keys made here the first time, is written to --to."""
+    pairing, data = await open_pairing(args)
+    if os.path.exists(args.to):
+        other = load_pairing_file(args.to)
+    else:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        key = Ed25519PrivateKey.generate()
+        raw = serialization.Encoding.Raw
+        other = dict(data)
+        other["iOSPairingId"] = str(uuid.uuid4())
+        other["iOSDeviceLTSK"] = key.private_bytes(raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()).hex()
+        other["iOSDeviceLTPK"] = key.public_key().public_bytes(raw, serialization.PublicFormat.Raw).hex()
+    try:
+        await ensure_connected(pairing, args)
+        await pairing.add_pairing(other["iOSPairingId"], other["iOSDeviceLTPK"], "Admin" if args.admin else "User")
+    finally:
+        await pairing.close()
+    save_pairing_file(args.to, other)
+    emit({"ok": True, "added": other["iOSPairingId"], "admin": bool(args.admin)})
+    return EXIT_OK
+
+
+async def cmd_hold(args) -> int:
+    """Opens a verified session, creates --ready-file, waits for --go-file, then on that same
+    session removes the pairing --remove: what an open session may still do after a change."""
+    pairing, _ = await open_pairing(args)
+    try:
+        await ensure_connected(pairing, args)
+        await pairing.list_pairings()
+        with open(args.ready_file, "w") as f:
+            f.write("ready")
+        while not os.path.exists(args.go_file):
+            await asyncio.sleep(0.02)
+        from aiohomekit.exceptions import AuthenticationError, UnknownError
+
+        try:
+            await pairing.remove_pairing(args.remove)
+            emit({"ok": True, "removed": args.remove})
+        except (AuthenticationError, UnknownError) as e:
+            emit({"ok": False, "error": type(e).__name__, "message": str(e)})
+            return EXIT_REFUSED
+    finally:
+        await pairing.close()
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------------- main
 
 
@@ -626,6 +679,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("unpair", help="remove this controller's pairing and delete the pairing file")
     common(sp)
+
+    sp = sub.add_parser("share", help="as an admin, add another controller (keys made for it) or change its permissions")
+    sp.add_argument("--to", required=True, metavar="FILE", help="the other controller's pairing file (made if missing)")
+    sp.add_argument("--admin", type=int, choices=[0, 1], required=True)
+    common(sp)
+
+    sp = sub.add_parser("hold", help="keep a verified session open, then remove a pairing on it when told")
+    sp.add_argument("--ready-file", required=True, metavar="F")
+    sp.add_argument("--go-file", required=True, metavar="F")
+    sp.add_argument("--remove", required=True, metavar="ID")
+    common(sp, timeout=60.0)
     return p
 
 
@@ -637,6 +701,8 @@ COMMANDS = {
     "watch": cmd_watch,
     "pairings": cmd_pairings,
     "unpair": cmd_unpair,
+    "share": cmd_share,
+    "hold": cmd_hold,
 }
 
 

@@ -15,6 +15,12 @@ Standard library only; it never pairs. Two subcommands:
                               tiny receive buffer, never reads a byte, writes F once all are
                               sent, and waits until killed (or until the accessory drops it:
                               then it prints {"dropped": true} and exits 0).
+    onpath --port P --port-file F --inject open|pair-add [--target IID]
+                              an on-path attacker: a TCP relay to the accessory (its own port
+                              written to F) that appends a request in the clear to the segment
+                              carrying a controller's pair-verify M3, as one send. It relays one
+                              connection, then prints {"injected": true|false, "closed_by":
+                              "accessory"|"controller"} and exits.
 """
 import argparse
 import json
@@ -138,6 +144,64 @@ def flood(port: int, count: int, ready_file: str | None) -> int:
     return 3
 
 
+def injected_request(kind: str, target: int) -> bytes:
+    """The request the attacker appends: open the door, or add its own key as an admin."""
+    if kind == "open":
+        body = json.dumps({"characteristics": [{"aid": 1, "iid": target, "value": 0}]}).encode()
+        return (b"PUT /characteristics HTTP/1.1\r\nHost: x\r\nContent-Type: application/hap+json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body)) + body
+    # TLV8: state 1, method 3 (add), identifier, public key (32 bytes), permissions 1 (admin).
+    ident = b"attacker"
+    tlv = bytes([6, 1, 1, 0, 1, 3, 1, len(ident)]) + ident + bytes([3, 32]) + bytes(range(32)) + bytes([0x0B, 1, 1])
+    return (b"POST /pairings HTTP/1.1\r\nHost: x\r\nContent-Type: application/pairing+tlv8\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(tlv)) + tlv
+
+
+def is_verify_m3(chunk: bytes) -> bool:
+    """A chunk carrying POST /pair-verify whose TLV8 body says state 3 (kTLVType_State = 6)."""
+    head, sep, body = chunk.partition(b"\r\n\r\n")
+    return bool(sep) and head.startswith(b"POST /pair-verify") and body[:3] == bytes([6, 1, 3])
+
+
+def onpath(port: int, port_file: str, kind: str, target: int) -> int:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(listener.getsockname()[1]))
+    import os
+    os.rename(port_file + ".tmp", port_file)
+    listener.settimeout(60)
+    controller, _ = listener.accept()
+    accessory = socket.create_connection(("127.0.0.1", port), timeout=5)
+    injected, closed_by = False, None
+    deadline = time.monotonic() + 60
+    while closed_by is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([controller, accessory], [], [], 1.0)
+        for s in ready:
+            try:
+                chunk = s.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                closed_by = "controller" if s is controller else "accessory"
+                break
+            if s is controller:
+                # One request per chunk is how aiohomekit writes; M3 and the attacker's bytes
+                # then go out in one send, so the accessory reads them together.
+                if not injected and is_verify_m3(chunk):
+                    chunk += injected_request(kind, target)
+                    injected = True
+                accessory.sendall(chunk)
+            else:
+                controller.sendall(chunk)
+    controller.close()
+    accessory.close()
+    print(json.dumps({"injected": injected, "closed_by": closed_by}), flush=True)
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -150,7 +214,14 @@ def main() -> int:
     f.add_argument("--port", type=int, required=True)
     f.add_argument("--count", type=int, default=100000)
     f.add_argument("--ready-file")
+    o = sub.add_parser("onpath")
+    o.add_argument("--port", type=int, required=True)
+    o.add_argument("--port-file", required=True)
+    o.add_argument("--inject", choices=["open", "pair-add"], required=True)
+    o.add_argument("--target", type=int, default=18)
     a = p.parse_args()
+    if a.cmd == "onpath":
+        return onpath(a.port, a.port_file, a.inject, a.target)
     if a.cmd == "malformed":
         return malformed(a.port)
     if a.cmd == "pipeline":

@@ -21,12 +21,12 @@ final class HomeKitConnection: Connection {
     private let peer: String
     private let accessory: HomeKitAccessory
     private let clock: any MonotonicClock
-    private var parser = HTTPRequestParser()
-    private var cipher: HAPSessionCipher?
+    /// The requests read, in the clear until pair-verify, then only from encrypted frames.
+    private var stream = HAPRequestStream()
     private var verify = PairVerify()
-    /// The pairing id pair-verify proved, and whether it is an admin.
+    /// The pairing id pair-verify proved. Its rights (admin or not) are read from the pairings
+    /// each time they are used, never copied here: a demoted admin is demoted at once.
     private(set) var controller: String?
-    private var admin = false
     private var subscriptions: Set<HAPCharacteristicID> = []
     private var prepared: (pid: UInt64, until: Instant)?
     /// The writes waiting for the loop's verdicts, with the answer's other items.
@@ -70,16 +70,13 @@ final class HomeKitConnection: Connection {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .empty }
             return .left
         }
-        var bytes = Array(readBuffer[0..<n])
-        if cipher != nil {
-            switch cipher!.open(bytes) {
-            case .plaintext(let plain): bytes = plain
-            case .broken(let why):
-                fail(why)
-                return .packet([])
-            }
+        do throws(HAPRequestStream.Broken) {
+            try stream.feed(Array(readBuffer[0..<n]))
+        } catch {
+            guard case .frame(let why) = error else { return .left }
+            fail(why)
+            return .packet([])
         }
-        parser.feed(bytes)
         return .packet(nextRequest() ?? [])
     }
 
@@ -87,7 +84,7 @@ final class HomeKitConnection: Connection {
     private func nextRequest() -> [Incoming]? {
         guard !failed, !closeWhenSent else { return nil }
         let request: HTTPRequest?
-        do { request = try parser.next() } catch {
+        do { request = try stream.next() } catch {
             mayHaveMore = false
             respond(HTTPResponse(status: error.status))
             closeAfterReplies()
@@ -104,7 +101,7 @@ final class HomeKitConnection: Connection {
     private func route(_ r: HTTPRequest) -> [Incoming] {
         switch (r.method, r.path) {
         case ("POST", "/pair-setup"):
-            guard cipher == nil else { respond(HTTPResponse(status: 400)); return [] }
+            guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
             let (reply, effect) = accessory.pairSetup.handle(r.body, connection: id, accessory: accessory.state,
                                                              crypto: accessory.crypto, at: clock.now())
             switch effect {
@@ -122,14 +119,18 @@ final class HomeKitConnection: Connection {
             }
             respond(tlv(reply))
         case ("POST", "/pair-verify"):
-            guard cipher == nil else { respond(HTTPResponse(status: 400)); return [] }
+            guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
             let (reply, verified) = verify.handle(r.body, accessory: accessory.state, crypto: accessory.crypto)
             respond(tlv(reply))
             if let verified {
-                // The reply went out in the clear; everything after is framed.
-                cipher = verified.cipher
+                // The reply went out in the clear; everything after is framed. Bytes that came
+                // in the clear behind M3 were sent before any proof: nobody's to run as the
+                // controller's, so the connection closes instead (the contract's first clause).
+                guard stream.secure(with: verified.cipher) else {
+                    fail("bytes in the clear came behind pair-verify's last message (an on-path attacker's, or a broken controller)")
+                    return []
+                }
                 controller = verified.controller
-                admin = verified.admin
                 source = RequestSource("homekit \(verified.controller)", channel: nil)
             }
         case ("POST", "/identify"):
@@ -137,7 +138,7 @@ final class HomeKitConnection: Connection {
             respond(HTTPResponse(status: 204))
             return [.commands([DoorCommand(door: 0, action: .identify, source: source)])]
         default:
-            guard cipher != nil, controller != nil else {
+            guard stream.isSecure, controller != nil else {
                 respond(json(470, ["status": -70411]))
                 return []
             }
@@ -164,6 +165,7 @@ final class HomeKitConnection: Connection {
             prepared = (UInt64(bitPattern: pid), clock.now() + lasts)
             respond(json(200, ["status": 0]))
         case ("POST", "/pairings"):
+            let admin = controller.flatMap { accessory.state.pairing($0)?.admin } ?? false
             let (reply, change) = PairingsRequest.handle(r.body, admin: admin, state: accessory.state)
             switch change {
             case .add(let p)?:
@@ -297,7 +299,7 @@ final class HomeKitConnection: Connection {
 
     /// Sends the subscribed ones among `changed` as one event message.
     func sendEvent(_ changed: [(HAPCharacteristicID, JSONValue)]) {
-        guard cipher != nil, !failed, !closeWhenSent else { return }
+        guard stream.isSecure, !failed, !closeWhenSent else { return }
         let mine = changed.filter { subscriptions.contains($0.0) }
         guard !mine.isEmpty else { return }
         let items: [JSONValue] = mine.map {
@@ -312,7 +314,7 @@ final class HomeKitConnection: Connection {
 
     private func send(_ message: [UInt8]) {
         guard !failed else { return }
-        outbox += cipher != nil ? cipher!.seal(message) : message
+        outbox += stream.seal(message)
         flush()
         if outbox.count > HomeKitConnection.maxQueuedBytes { fail("it stopped reading (\(outbox.count) bytes waiting)") }
     }

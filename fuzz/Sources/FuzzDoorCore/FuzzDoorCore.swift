@@ -12,13 +12,14 @@ private struct NullStore: PinTableSaving {
 /// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
 /// what the product promises for any bytes at all (no crash, records of at most 20 bytes over
 /// Bluetooth, round trips), and traps when a promise is broken. Selectors 8 to 11 (TLV8, HTTP,
-/// HomeKit's frames and pairing) came later: 5 still falls to the controller case.
+/// HomeKit's frames and pairing) came later, and 12 (the change of keys) after them: 5 still falls
+/// to the controller case.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 12 {
+    switch bytes[0] % 13 {
     case 0:  // the command codec: a request decoded and encoded again is the same request
         if case .success(let request) = CommandCodec.decode(input) {
             precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
@@ -164,6 +165,38 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             precondition(verified == nil)
             precondition((try? TLV8.decode(answer)).flatMap { TLV8.first(.state, in: $0) } != nil)
         }
+    case 12:  // the change of keys: pair-verify's M3, then any bytes in the clear, then the
+              // controller's sealed requests, cut where the input says; nothing read in the clear
+              // behind M3 is ever run, and a clean M3 runs every sealed request
+        let injected = Array(input.prefix(while: { $0 != 0xFF }))
+        let cuts = input.dropFirst(injected.count + 1)
+        let key = [UInt8](repeating: 9, count: 32)
+        var controller = HAPSessionCipher(readKey: key, writeKey: key, crypto: crypto)
+        // The controller's frame comes only after M4, so never in M3's read; the rest is cut
+        // where the input says.
+        let clear = Array("POST /pair-verify HTTP/1.1\r\nContent-Length: 3\r\n\r\n\u{6}\u{1}\u{3}".utf8) + injected
+        var chunks: [[UInt8]] = []
+        var at = 0
+        var sizes = cuts.makeIterator()
+        while at < clear.count {
+            let n = Int(sizes.next() ?? 255) + 1
+            chunks.append(Array(clear[at..<min(clear.count, at + n)]))
+            at += n
+        }
+        chunks.append(controller.seal(Array("GET /accessories HTTP/1.1\r\n\r\n".utf8)))
+        var stream = HAPRequestStream()
+        var ran = 0, closed = false
+        for chunk in chunks where !closed {
+            if (try? stream.feed(chunk)) == nil { closed = true }
+            while !closed, let request = try? stream.next() {
+                if stream.isSecure {
+                    ran += 1
+                } else if request.path != "/pair-verify" || !stream.secure(with: HAPSessionCipher(readKey: key, writeKey: key, crypto: crypto)) {
+                    closed = true
+                }
+            }
+        }
+        precondition(injected.isEmpty ? ran == 1 : ran == 0)
     default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
               // one notification, and no press goes toward the end a switch says the door is at
         let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(3), autoClose: .seconds(2),
