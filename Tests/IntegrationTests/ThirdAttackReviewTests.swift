@@ -70,3 +70,71 @@ extension ThirdAttackReviewTests {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }
+
+extension ThirdAttackReviewTests {
+    // MARK: - C2: strangers never outrank the owner, a phone or a verified session
+
+    /// A stranger's TCP connection to the HomeKit port, left half-open, sending one byte of a
+    /// request that never ends whenever asked; -1 when even the connect failed.
+    private func strangerConnection(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if r < 0 && errno != EINPROGRESS { close(fd); return -1 }
+        return fd
+    }
+
+    /// Unproven HomeKit connections ranked as the owner: ~140 idle strangers pushed out the
+    /// phones' ATT links and the iPhones' sessions, and strangers kept fresh made the owner's
+    /// own `S` fail. Now strangers only ever push out strangers, and the local socket's places
+    /// are counted apart: 200 strangers kept fresh, 30 of the owner's `S` all answered, the
+    /// phone's link and the verified session untouched.
+    func testStrangersNeverPushOutTheOwnerAPhoneOrAVerifiedSession() throws {
+        _ = try python()
+        let daemon = try startATTDaemon(["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1", "--auto-close-s", "0"])
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let port = try homekitPort(daemon)
+        let phone = try connectBearer(daemon)
+        XCTAssertTrue(try phone.exchangeMTU(247).hasPrefix("03"), "the phone's link works")
+        let ready = dir + "/watching"
+        let watch = try spawn(try python(), [hapctl, "watch", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.current,
+                                             "--until", HomeKitTests.current + "=2", "--ready-file", ready, "--timeout", "120"],
+                              name: "hapctl-watch-session")
+        waitUntil("the verified session's subscription", timeout: .seconds(20)) { fileExists(ready) }
+
+        var strangers = (0..<200).map { _ in strangerConnection(port: UInt16(port)!) }
+        defer { for fd in strangers where fd >= 0 { close(fd) } }
+        // Every stranger says something (fresher than the idle phone and session); one the
+        // daemon dropped is replaced by a new one.
+        func refresh() {
+            for (i, fd) in strangers.enumerated() {
+                if fd < 0 || send(fd, "G", 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno != EAGAIN && errno != ENOTCONN {
+                    if fd >= 0 { close(fd) }
+                    strangers[i] = strangerConnection(port: UInt16(port)!)
+                }
+            }
+        }
+        // The listen backlog lets them in a few at a time: wait until the remote places are full.
+        waitUntil("the remote places full", timeout: .seconds(30)) {
+            refresh()
+            return daemon.log.contains("connection-evicted") || daemon.log.contains("connection-refused")
+        }
+        var answered = 0
+        for _ in 0..<30 {
+            refresh()
+            if (try? daemon.ask("12345S")) == "S CLOSED" { answered += 1 }
+        }
+        XCTAssertEqual(answered, 30, "every one of the owner's S was answered")
+        XCTAssertTrue(try phone.exchangeMTU(247).hasPrefix("03"), "the phone's link outlived the flood")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(watch.waitForExit(timeout: .seconds(30)), .exited(0), watch.stdout + watch.stderr)
+        XCTAssertFalse(watch.stderr.contains("reconnected"), "the verified session was never dropped: " + watch.stderr)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+}

@@ -7,11 +7,19 @@ import Glibc
 /// The loop's connections: accepting them (and making room when full or out of
 /// descriptors), reading what they sent, dropping them.
 extension DoorLoop {
-    /// Accepts every waiting connection. When the loop is full, the connection that has been
-    /// silent longest makes room (a throttled one before one of the owner's), so idle
-    /// connections can never shut the owner out; out of descriptors, the spare one is used.
+    /// The loop's budget of places: the local socket's and the remote peers' counted apart.
+    var budget: ConnectionBudget { ConnectionBudget(total: connectionLimit) }
+
+    /// Connections accepted from one listener per turn, at most: a connect flood waits in the
+    /// kernel's queue instead of holding up the answers to those already in.
+    static let maxAcceptsPerTurn = 16
+
+    /// Accepts the waiting connections, a few a turn. When a connection's pool is full, the
+    /// idlest that stands no higher makes room (`ConnectionBudget`: the shell's clients are
+    /// counted apart, a stranger only ever pushes out a stranger), or the newcomer is closed;
+    /// out of descriptors, the spare one is used.
     func acceptConnections(from listener: Listener) {
-        while true {
+        for _ in 0..<DoorLoop.maxAcceptsPerTurn {
             let connection: Connection?
             do {
                 connection = try listener.accept(at: clock.now())
@@ -25,8 +33,7 @@ extension DoorLoop {
                 return
             }
             guard let connection else { return }
-            makeRoom()
-            connections[connection.fd] = connection
+            admit(connection)
         }
     }
 
@@ -36,10 +43,7 @@ extension DoorLoop {
     func acceptWithSpare(_ listener: Listener) -> Bool {
         if spareFD >= 0 { close(spareFD); spareFD = -1 }
         let connection = try? listener.accept(at: clock.now())
-        if let connection {
-            makeRoom(evictingAtLeastOne: true)
-            connections[connection.fd] = connection
-        }
+        if let connection { admit(connection, mustFree: true) }
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if connection == nil || spareFD < 0 {
             log.warning("out-of-descriptors", ["listener": listener.description, "connections": String(connections.count),
@@ -50,19 +54,27 @@ extension DoorLoop {
         return true
     }
 
-    /// Drops the idlest requesting connection (one that proved nothing first, then a throttled
-    /// one, the owner's last) while the loop is full, or at least one when asked to.
-    func makeRoom(evictingAtLeastOne: Bool = false) {
-        let requesters = connections.values.filter { !isFollower($0) }
-        func rank(_ c: Connection) -> Int { c.source.isOwner ? 2 : c.proven ? 1 : 0 }
-        guard requesters.count >= connectionLimit || evictingAtLeastOne, let victim = requesters.min(by: {
-            (rank($0), $0.lastHeard) < (rank($1), $1.lastHeard)
-        }) else { return }
-        if logBursts.note("evicted", LogLine(event: "connection-evicted", fields: []), at: clock.now()) {
-            log.warning("connection-evicted", ["source": victim.source.description,
-                                               "why": "\(requesters.count) connections open (at most \(connectionLimit)); this one was the idlest"])
+    /// Takes a new connection in, making room for it by the budget's rules, or closes it when
+    /// everyone in its pool stands higher (both said once per burst, under one key for all).
+    func admit(_ connection: Connection, mustFree: Bool = false) {
+        let requesters = connections.values.filter { !isFollower($0) }.map { (id: $0.fd, holder: $0.holder) }
+        switch budget.verdict(for: connection.holder, among: requesters, mustFree: mustFree) {
+        case .room:
+            break
+        case .evict(let fd):
+            guard let victim = connections[fd] else { break }
+            logOncePerBurst(.warning, "connection-evicted", key: "connection-evicted", [
+                ("source", victim.source.description),
+                ("why", "its pool (\(victim.pool == ConnectionBudget.Pool.local ? "the local socket" : "remote peers")) is full; this one was the idlest that stood no higher than the newcomer")])
+            drop(victim, quietly: true)
+        case .refuse:
+            logOncePerBurst(.warning, "connection-refused", key: "connection-refused", [
+                ("source", connection.source.description),
+                ("why", "every place for remote peers is held by one that has proved more; a stranger pushes out only strangers")])
+            connection.close()
+            return
         }
-        drop(victim)
+        connections[connection.fd] = connection
     }
 
     /// Packets taken from one connection per wake-up, so one busy peer cannot hold up the others.
@@ -97,9 +109,12 @@ extension DoorLoop {
         }
     }
 
-    func drop(_ connection: Connection) {
-        if let why = connection.closeReason {
-            log.warning("connection-dropped", ["source": connection.source.description, "why": why])
+    /// Closes a connection, saying why when it decided that itself (once per burst under one
+    /// key for every remote peer: anyone can make connections fail at will).
+    func drop(_ connection: Connection, quietly: Bool = false) {
+        if let why = connection.closeReason, !quietly {
+            let key = connection.pool == .local ? "connection-dropped \(connection.source.summaryKey)" : "connection-dropped remote"
+            logOncePerBurst(.warning, "connection-dropped", key: key, [("source", connection.source.description), ("why", why)])
         }
         connection.close()
         connections[connection.fd] = nil

@@ -51,12 +51,14 @@ final class HomeKitConnection: Connection {
         self.accessory = accessory
         self.clock = clock
         lastHeard = clock.now()
-        source = RequestSource("homekit \(peer)", channel: nil)
+        // Strangers share one allowance (identify's warning, the log's bursts): a peer can come
+        // back with a new port at will.
+        source = RequestSource("homekit \(peer)", channel: nil, summaryKey: "homekit-unpaired")
         accessory.opened(self)
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
-    var proven: Bool { controller != nil }
+    var standing: ConnectionBudget.Standing { controller != nil ? .proven : .stranger }
 
     // MARK: reading
 

@@ -30,10 +30,12 @@ protocol Connection: AnyObject {
     func close()
     /// The loop's verdicts on the `commands` a packet carried, in order (true: accepted).
     func judged(_ accepted: [Bool])
-    /// False while the peer has proved nothing (a HomeKit connection before pair-verify): such a
-    /// connection makes room first, so strangers opening connections never push out the
-    /// controllers that hold idle sessions for days.
-    var proven: Bool { get }
+    /// How far the peer has proved who it is: a stranger (a HomeKit connection before
+    /// pair-verify) only ever pushes out another stranger, so strangers opening connections never
+    /// push out the controllers that hold idle sessions for days, the phones, or the shell.
+    var standing: ConnectionBudget.Standing { get }
+    /// The count it is in: the local socket's clients are counted apart from remote peers.
+    var pool: ConnectionBudget.Pool { get }
     /// True when requests it already read may still wait in its own buffer (a stream socket's
     /// pipelined requests, beyond what one turn serves): the loop serves it again without
     /// waiting for the socket, which may never be readable again.
@@ -41,8 +43,11 @@ protocol Connection: AnyObject {
 }
 
 extension Connection {
+    /// The connection as the budget of places sees it.
+    var holder: ConnectionBudget.Holder { ConnectionBudget.Holder(pool: pool, standing: standing, lastHeard: lastHeard) }
     func judged(_ accepted: [Bool]) {}
-    var proven: Bool { true }
+    var standing: ConnectionBudget.Standing { .proven }
+    var pool: ConnectionBudget.Pool { .remote }
     var mayHaveMore: Bool { false }
 }
 

@@ -40,6 +40,8 @@ final class LocalClient: Connection {
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
+    var standing: ConnectionBudget.Standing { source.isOwner ? .owner : .proven }
+    var pool: ConnectionBudget.Pool { .local }
 
     /// Queues reply records, one line each. The backlog is judged before the new replies are
     /// added, so one long answer (the whole history for `log`) is fine, but a client that stops
