@@ -121,8 +121,8 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertEqual(try phone.notification(), "@2:S OPENING")
         let records = try answer(owner, "12345Lstatus")
         guard records.count == 3 else { return XCTFail("\(records)") }
-        XCTAssertTrue(records[0].hasPrefix(#"{"id":"left","name":"left","door":"CLOSED""#), records[0])
-        XCTAssertTrue(records[1].hasPrefix(#"{"id":"gate","name":"Front gate","door":"OPENING""#), records[1])
+        XCTAssertTrue(records[0].hasPrefix(#"{"id":"left","name":"left","number":1,"door":"CLOSED""#), records[0])
+        XCTAssertTrue(records[1].hasPrefix(#"{"id":"gate","name":"Front gate","number":2,"door":"OPENING""#), records[1])
         XCTAssertEqual(records.last, "OK")
         var log: [String] = []
         waitUntil("the gate's open in the history", timeout: .seconds(5)) {
@@ -204,6 +204,33 @@ final class SeveralDoorsTests: GaragedTestCase {
         waitUntil("the unreadable file in the log", timeout: .seconds(5)) { daemon.log.contains("door-access-unreadable") }
         XCTAssertEqual(try daemon.ask("24680O=1"), "ERR DENIED", "an unreadable file: no guest gains a named door")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A PIN limited to one door saw every door in `Lstatus` and `Lfollow status` (issue 29):
+    /// the gate's guest saw the garage, and who opened it. Now it sees only its doors, under
+    /// their own numbers; the master PIN sees every door.
+    func testALimitedPINSeesOnlyItsDoorsInTheStatus() throws {
+        let daemon = try startTwoDoors()
+        assertExit(try pins(daemon, ["add", "24680", "--label", "Guest", "--doors", "gate"]), 0)
+        let guest = try answer(try daemon.connect(), "24680Lstatus")
+        XCTAssertEqual(guest.count, 2, "the gate's record and OK: \(guest)")
+        XCTAssertTrue(guest.first?.hasPrefix(#"{"id":"gate","name":"Front gate","number":2,"#) == true, "\(guest)")
+        XCTAssertEqual(try answer(try daemon.connect(), "12345Lstatus").count, 3, "the master sees both doors")
+        let status = try pins(daemon, ["status"], pin: "24680")
+        assertExit(status, 0)
+        XCTAssertTrue(status.stdout.hasPrefix("door 2: gate (Front gate)\n") && !status.stdout.contains("left"), status.stdout)
+
+        let follower = try spawn(try Binaries.path(of: "garage-pins"), ["status", "--follow", "--socket", daemon.socketPath],
+                                 environment: ["GARAGE_PIN": "24680"], name: "guest-follower")
+        waitUntil("the guest's first status line", timeout: .seconds(5)) { follower.stdout.contains("[gate] door CLOSED") }
+        // The left door moves first: once the gate's change reaches the guest, the left one's
+        // would have been pushed before it.
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "OK")
+        waitUntil("the gate's change pushed to the guest", timeout: .seconds(5)) { follower.stdout.contains("[gate] door OPENING") }
+        XCTAssertFalse(follower.stdout.contains("[left]"), "the guest was told about the left door: \(follower.stdout)")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
