@@ -207,6 +207,54 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
+    /// W7 (issue 29): `export` and `import` dropped the door limits, so after the README's backup
+    /// and restore the guest limited to the garage opened the gate. The backup (version 2) now
+    /// carries each slot's doors and `import` restores them. An old backup (version 1, no
+    /// limits) still imports onto a table without limits, and is refused where it would lift
+    /// one; a limits file that cannot be read is never exported as "no limits".
+    func testABackupAndRestoreKeepTheDoorLimits() throws {
+        var daemon = try startTwoDoors()
+        assertExit(try pins(daemon, ["add", "24680", "--label", "Guest", "--doors", "left"]), 0)
+        assertExit(try pins(daemon, ["add", "13579"]), 0)
+        let export = try garagePins(["export", "--pins", pinsPath])
+        assertExit(export, 0)
+        let doc = json(export.stdout) as? [String: Any]
+        XCTAssertEqual(doc?["version"] as? Int, 2)
+        let entries = doc?["pins"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.map { $0["doors"] as? [String] }, [["left"], nil], export.stdout)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // A new Pi: the table and the files beside it are gone, the backup is restored.
+        let backup = dir + "/backup.json", limits = readText(pinsPath + ".doors")
+        try write(Array(export.stdout.utf8), to: backup)
+        for file in [pinsPath, pinsPath + ".labels", pinsPath + ".doors"] { unlink(file) }
+        assertExit(try garagePins(["import", backup, "--pins", pinsPath]), 0)
+        XCTAssertEqual(readText(pinsPath + ".doors"), limits)
+        daemon = try startTwoDoors()
+        XCTAssertEqual(try daemon.ask("24680@gate:O=1"), "ERR DENIED", "the guest still does not open the gate")
+        XCTAssertEqual(try daemon.ask("24680O=1"), "OK")
+        XCTAssertEqual(try daemon.ask("13579@gate:O=1"), "OK")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // A version 1 backup has no limits: refused over a table that has some, taken where none are.
+        let old = dir + "/old.json"
+        try write(Array(#"{"format":"garaged-pins","version":1,"slots":16,"master":"12345","pins":[{"slot":1,"pin":"24680","label":"Guest"},{"slot":2,"pin":"13579"}]}"#.utf8), to: old)
+        let table = readBytes(pinsPath)
+        let refused = try garagePins(["import", old, "--pins", pinsPath, "--force"])
+        assertExit(refused, 1)
+        XCTAssertTrue(refused.stderr.contains("version 1") && refused.stderr.contains("slot 1") && refused.stderr.contains("--doors all"), refused.stderr)
+        XCTAssertEqual(readBytes(pinsPath), table)
+        XCTAssertEqual(readText(pinsPath + ".doors"), limits)
+        assertExit(try garagePins(["import", old, "--pins", dir + "/fresh"]), 0)
+        XCTAssertFalse(fileExists(dir + "/fresh.doors"))
+
+        // Limits that cannot be read are not exported as none.
+        try write(Array("1 left\n".utf8), to: pinsPath + ".doors")
+        let unreadable = try garagePins(["export", "--pins", pinsPath])
+        assertExit(unreadable, 1)
+        XCTAssertTrue(unreadable.stderr.contains("\(pinsPath).doors") && unreadable.stdout.isEmpty, unreadable.stderr)
+    }
+
     /// A PIN limited to one door saw every door in `Lstatus` and `Lfollow status` (issue 29):
     /// the gate's guest saw the garage, and who opened it. Now it sees only its doors, under
     /// their own numbers; the master PIN sees every door.
