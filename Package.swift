@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "garage-pins",
             dependencies: [
-                "DoorCore", "DoorSystem", "CQRencode",
+                "DoorCore", "DoorSystem", "CLinux", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

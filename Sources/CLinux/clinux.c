@@ -104,3 +104,14 @@ void clinux_signal_name(int sig, char *out, size_t length) {
     else if (sig >= SIGRTMIN && sig <= SIGRTMAX) snprintf(out, length, "RTMIN+%d", sig - SIGRTMIN);
     else snprintf(out, length, "%d", sig);
 }
+
+int clinux_forbid_core_dumps(void) {
+    int err = 0;
+    struct rlimit core;
+    if (getrlimit(RLIMIT_CORE, &core) != 0 || core.rlim_cur != 0 || core.rlim_max != 0) {
+        struct rlimit none = { .rlim_cur = 0, .rlim_max = 0 };
+        if (setrlimit(RLIMIT_CORE, &none) != 0) err = errno;
+    }
+    if (prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) err = errno;
+    return err;
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import DoorCore
 import DoorSystem
 #if canImport(Glibc)
@@ -45,7 +46,13 @@ struct GaragePins: ParsableCommand {
 
     /// ArgumentParser exits 64 on a usage error; garage-pins documents 2 (as most Unix tools),
     /// so parse errors are mapped before exiting. Everything else exits as ArgumentParser says.
+    /// Core dumps are forbidden first: garage-pins holds PINs (the master's, a whole table).
     static func main() {
+        let core = clinux_forbid_core_dumps()
+        if core != 0 {
+            var stderr = StandardError()
+            print("garage-pins: warning: core dumps cannot be forbidden (\(String(cString: strerror(core)))): a crash could leave the PINs in a core file", to: &stderr)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

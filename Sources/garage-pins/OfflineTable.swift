@@ -10,6 +10,7 @@ import Glibc
 struct OfflineTable {
     let path: String
     var labelsFile: LabelsFile { LabelsFile(tablePath: path) }
+    var accessFile: DoorAccessFile { DoorAccessFile(tablePath: path) }
 
     /// Holds the lock for the duration of `body`.
     func withLock<R>(_ body: () throws(CLIError) -> R) throws(CLIError) -> R {
@@ -32,14 +33,36 @@ struct OfflineTable {
         }
     }
 
-    /// Writes a new table and its labels; refuses an existing table without `force`.
-    func write(_ table: PinTable, labels: Labels, force: Bool) throws(CLIError) {
+    /// The door limits beside the table (none when the file is missing); one that cannot be
+    /// read is an error, never taken for "no limits".
+    func access(for table: PinTable) throws(CLIError) -> DoorAccess {
+        do { return try accessFile.load().pruned(to: table) } catch { throw .file(error.description) }
+    }
+
+    /// Writes a new table, its labels and (unless nil: left as they are) its door limits;
+    /// refuses an existing table without `force` before writing anything.
+    func write(_ table: PinTable, labels: Labels, access: DoorAccess? = nil, force: Bool) throws(CLIError) {
         do {
+            if !force, Glibc.access(path, F_OK) == 0 { throw StoreError.exists(path: path) }
             try labelsFile.save(labels)
+            if let access { try accessFile.save(access) }
             try PinTableFile(path: path).create(table, force: force)
         } catch {
             throw .file("\(error)")
         }
+    }
+
+    /// Refuses a backup without door limits (version 1) while any PIN beside this table is
+    /// limited to some doors, or the limits cannot be read: importing it would let those PINs
+    /// use every door.
+    func refuseLiftingLimits(with backup: String) throws(CLIError) {
+        let limits: DoorAccess
+        do { limits = try accessFile.load() } catch {
+            throw .file("\(error.description). \(backup) is a version 1 backup, which has no door limits, so it is not imported over limits that cannot be read")
+        }
+        guard !limits.doors.isEmpty else { return }
+        let slots = limits.doors.keys.sorted().map { "slot \($0) (\(limits.doors[$0]?.joined(separator: ",") ?? ""))" }.joined(separator: ", ")
+        throw .file("\(backup) is a version 1 backup, which has no door limits, and \(accessFile.path) limits \(slots): importing it would let those PINs use every door. Export the backup again with this garage-pins (version \(TableBackup.version) keeps the limits), or lift them first (garage-pins edit SLOT --doors all while garaged runs, or delete \(accessFile.path)) and import again")
     }
 }
 

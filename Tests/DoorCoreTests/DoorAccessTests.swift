@@ -57,6 +57,15 @@ final class DoorAccessTests: XCTestCase {
         XCTAssertEqual(c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(0)).presses.map(\.door), [1], "the master reaches every door")
     }
 
+    /// Which doors' status a PIN is shown (`Lstatus`, `Lfollow status`): the doors it may use,
+    /// each record with its door's number; the master sees every door.
+    func testALimitedPINWatchesOnlyItsDoors() throws {
+        let c = try twoDoors(access: DoorAccess([1: ["gate"]]))
+        XCTAssertEqual([0, 1].map { c.mayWatch($0, slot: 1) }, [false, true])
+        XCTAssertEqual([0, 1].map { c.mayWatch($0, slot: 0) }, [true, true])
+        XCTAssertEqual(c.status(1, at: t(0)).record(at: t(0))["number"], .number(2))
+    }
+
     func testLdoorsSetsAndClearsALimitAndDeletingTheSlotForgetsIt() throws {
         var c = try twoDoors()
         XCTAssertEqual(c.handle(Array("12345Ldoors 1 gate".utf8), from: owner, at: t(0)).replies, [.ok])

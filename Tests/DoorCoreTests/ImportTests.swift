@@ -47,11 +47,17 @@ final class ImportTests: XCTestCase {
         try table.put(pin("abcde"), inSlot: 3)
         try table.put(pin("x\"y\\z"), inSlot: 7)
         let labels = Labels([3: "Alice", 7: "Zoë"])
-        let text = TableBackup.text(table, labels: labels)
-        let (back, backLabels) = try TableBackup.decode(text)
-        XCTAssertEqual(back, table)
-        XCTAssertEqual(backLabels, labels)
-        XCTAssertEqual(try TableBackup.decode(TableBackup.encode(table, labels: labels).serialized).0, table)
+        let access = DoorAccess([3: ["left", "shed"]])
+        let text = TableBackup.text(table, labels: labels, access: access)
+        let back = try TableBackup.decode(text)
+        XCTAssertEqual(back.table, table)
+        XCTAssertEqual(back.labels, labels)
+        XCTAssertEqual(back.access, access)
+        XCTAssertEqual(try TableBackup.decode(TableBackup.encode(table, labels: labels, access: access).serialized).table, table)
+        // A version 1 backup (before door limits) still reads, and says it knows no limits.
+        let v1 = try TableBackup.decode(#"{"format":"garaged-pins","version":1,"slots":8,"master":"12345","pins":[{"slot":3,"pin":"abcde"}]}"#)
+        XCTAssertEqual(v1.table.slots[3], pin("abcde"))
+        XCTAssertNil(v1.access)
 
         func refusal(_ text: String) -> String? {
             do { _ = try TableBackup.decode(text); return nil } catch { return error.description }
@@ -64,6 +70,12 @@ final class ImportTests: XCTestCase {
         XCTAssertTrue(refusal(head + #"[{"slot":1,"pin":"abcde"},{"slot":2,"pin":"abcde"}]}"#)?.contains("already stored in slot 1") == true)
         XCTAssertTrue(refusal(head + #"[{"slot":1,"pin":"abcde"},{"slot":1,"pin":"fghij"}]}"#)?.contains("appears twice") == true)
         XCTAssertTrue(refusal(head + #"[{"slot":1,"pin":"abcde","label":"a\nb"}]}"#)?.hasPrefix("pins[0].label ") == true)
+        XCTAssertTrue(refusal(head + #"[{"slot":1,"pin":"abcde","doors":["left"]}]}"#)?.hasPrefix("pins[0].doors needs version 2") == true)
+        let head2 = head.replacingOccurrences(of: #""version":1"#, with: #""version":2"#)
+        for bad in [#"[]"#, #""left""#, #"["Left"]"#, #"["2"]"#, #"["left",3]"#] {
+            XCTAssertTrue(refusal(head2 + #"[{"slot":1,"pin":"abcde","doors":"# + bad + "}]}")?.hasPrefix("pins[0].doors must be") == true, bad)
+        }
+        XCTAssertTrue(refusal(head.replacingOccurrences(of: #""version":1"#, with: #""version":3"#) + "[]}")?.hasPrefix("version ") == true)
     }
 
     func testTheLabelsSidecarRoundTripsAndRefusesABadLine() throws {

@@ -81,6 +81,28 @@ final class FileSafetyTests: GaragedTestCase {
         waitUntil("the removal in the log", timeout: .seconds(3)) { daemon.log.contains("stale-temporary-removed") }
     }
 
+    /// W5 (issue 29): a `<table>.homekit` others could read (the setup code and the accessory's
+    /// seed) passed the doctor and started without a word. Now, like the other secrets, it is a
+    /// doctor FAIL and a warning at start, each saying how to fix it.
+    func testAHomeKitFileOthersCanReadFailsTheDoctorAndWarnsAtStart() throws {
+        try initTable()
+        let homekit = ["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"]
+        let first = try startDaemon(homekit)
+        XCTAssertEqual(first.stop(), .exited(0))
+        let file = pinsPath + ".homekit"
+        XCTAssertEqual(permissions(file), 0o600, "garaged writes it for its owner only")
+        XCTAssertEqual(chmod(file, 0o644), 0)
+        let r = try doctor(homekit)
+        XCTAssertEqual(r.termination, .exited(1), r.stdout)
+        XCTAssertTrue(r.stdout.split(separator: "\n").contains {
+            $0.hasPrefix("FAIL") && $0.contains(" secrets: ") && $0.contains("\(file) has mode 644") && $0.hasSuffix("sudo chmod 600 \(file)")
+        }, r.stdout)
+        let daemon = try startDaemon(homekit)
+        waitUntil("the warning at start", timeout: .seconds(5)) {
+            daemon.log.split(separator: "\n").contains { $0.contains("secret-readable") && $0.contains("sudo chmod 600 \(file)") }
+        }
+    }
+
     /// `ERR STORE` used to be logged without its cause. A file-size limit below the table's
     /// size (1024 bytes) makes every save fail (EFBIG, now that SIGXFSZ is ignored) without
     /// root bypassing it; the log, a file too, stays under it (no auto-close, no warnings).

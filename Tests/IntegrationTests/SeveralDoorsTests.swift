@@ -121,8 +121,8 @@ final class SeveralDoorsTests: GaragedTestCase {
         XCTAssertEqual(try phone.notification(), "@2:S OPENING")
         let records = try answer(owner, "12345Lstatus")
         guard records.count == 3 else { return XCTFail("\(records)") }
-        XCTAssertTrue(records[0].hasPrefix(#"{"id":"left","name":"left","door":"CLOSED""#), records[0])
-        XCTAssertTrue(records[1].hasPrefix(#"{"id":"gate","name":"Front gate","door":"OPENING""#), records[1])
+        XCTAssertTrue(records[0].hasPrefix(#"{"id":"left","name":"left","number":1,"door":"CLOSED""#), records[0])
+        XCTAssertTrue(records[1].hasPrefix(#"{"id":"gate","name":"Front gate","number":2,"door":"OPENING""#), records[1])
         XCTAssertEqual(records.last, "OK")
         var log: [String] = []
         waitUntil("the gate's open in the history", timeout: .seconds(5)) {
@@ -204,6 +204,81 @@ final class SeveralDoorsTests: GaragedTestCase {
         waitUntil("the unreadable file in the log", timeout: .seconds(5)) { daemon.log.contains("door-access-unreadable") }
         XCTAssertEqual(try daemon.ask("24680O=1"), "ERR DENIED", "an unreadable file: no guest gains a named door")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// W7 (issue 29): `export` and `import` dropped the door limits, so after the README's backup
+    /// and restore the guest limited to the garage opened the gate. The backup (version 2) now
+    /// carries each slot's doors and `import` restores them. An old backup (version 1, no
+    /// limits) still imports onto a table without limits, and is refused where it would lift
+    /// one; a limits file that cannot be read is never exported as "no limits".
+    func testABackupAndRestoreKeepTheDoorLimits() throws {
+        var daemon = try startTwoDoors()
+        assertExit(try pins(daemon, ["add", "24680", "--label", "Guest", "--doors", "left"]), 0)
+        assertExit(try pins(daemon, ["add", "13579"]), 0)
+        let export = try garagePins(["export", "--pins", pinsPath])
+        assertExit(export, 0)
+        let doc = json(export.stdout) as? [String: Any]
+        XCTAssertEqual(doc?["version"] as? Int, 2)
+        let entries = doc?["pins"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.map { $0["doors"] as? [String] }, [["left"], nil], export.stdout)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // A new Pi: the table and the files beside it are gone, the backup is restored.
+        let backup = dir + "/backup.json", limits = readText(pinsPath + ".doors")
+        try write(Array(export.stdout.utf8), to: backup)
+        for file in [pinsPath, pinsPath + ".labels", pinsPath + ".doors"] { unlink(file) }
+        assertExit(try garagePins(["import", backup, "--pins", pinsPath]), 0)
+        XCTAssertEqual(readText(pinsPath + ".doors"), limits)
+        daemon = try startTwoDoors()
+        XCTAssertEqual(try daemon.ask("24680@gate:O=1"), "ERR DENIED", "the guest still does not open the gate")
+        XCTAssertEqual(try daemon.ask("24680O=1"), "OK")
+        XCTAssertEqual(try daemon.ask("13579@gate:O=1"), "OK")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+
+        // A version 1 backup has no limits: refused over a table that has some, taken where none are.
+        let old = dir + "/old.json"
+        try write(Array(#"{"format":"garaged-pins","version":1,"slots":16,"master":"12345","pins":[{"slot":1,"pin":"24680","label":"Guest"},{"slot":2,"pin":"13579"}]}"#.utf8), to: old)
+        let table = readBytes(pinsPath)
+        let refused = try garagePins(["import", old, "--pins", pinsPath, "--force"])
+        assertExit(refused, 1)
+        XCTAssertTrue(refused.stderr.contains("version 1") && refused.stderr.contains("slot 1") && refused.stderr.contains("--doors all"), refused.stderr)
+        XCTAssertEqual(readBytes(pinsPath), table)
+        XCTAssertEqual(readText(pinsPath + ".doors"), limits)
+        assertExit(try garagePins(["import", old, "--pins", dir + "/fresh"]), 0)
+        XCTAssertFalse(fileExists(dir + "/fresh.doors"))
+
+        // Limits that cannot be read are not exported as none.
+        try write(Array("1 left\n".utf8), to: pinsPath + ".doors")
+        let unreadable = try garagePins(["export", "--pins", pinsPath])
+        assertExit(unreadable, 1)
+        XCTAssertTrue(unreadable.stderr.contains("\(pinsPath).doors") && unreadable.stdout.isEmpty, unreadable.stderr)
+    }
+
+    /// A PIN limited to one door saw every door in `Lstatus` and `Lfollow status` (issue 29):
+    /// the gate's guest saw the garage, and who opened it. Now it sees only its doors, under
+    /// their own numbers; the master PIN sees every door.
+    func testALimitedPINSeesOnlyItsDoorsInTheStatus() throws {
+        let daemon = try startTwoDoors()
+        assertExit(try pins(daemon, ["add", "24680", "--label", "Guest", "--doors", "gate"]), 0)
+        let guest = try answer(try daemon.connect(), "24680Lstatus")
+        XCTAssertEqual(guest.count, 2, "the gate's record and OK: \(guest)")
+        XCTAssertTrue(guest.first?.hasPrefix(#"{"id":"gate","name":"Front gate","number":2,"#) == true, "\(guest)")
+        XCTAssertEqual(try answer(try daemon.connect(), "12345Lstatus").count, 3, "the master sees both doors")
+        let status = try pins(daemon, ["status"], pin: "24680")
+        assertExit(status, 0)
+        XCTAssertTrue(status.stdout.hasPrefix("door 2: gate (Front gate)\n") && !status.stdout.contains("left"), status.stdout)
+
+        let follower = try spawn(try Binaries.path(of: "garage-pins"), ["status", "--follow", "--socket", daemon.socketPath],
+                                 environment: ["GARAGE_PIN": "24680"], name: "guest-follower")
+        waitUntil("the guest's first status line", timeout: .seconds(5)) { follower.stdout.contains("[gate] door CLOSED") }
+        // The left door moves first: once the gate's change reaches the guest, the left one's
+        // would have been pushed before it.
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertEqual(try pressesIn(leftTrace, count: 1).count, 1)
+        XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "OK")
+        waitUntil("the gate's change pushed to the guest", timeout: .seconds(5)) { follower.stdout.contains("[gate] door OPENING") }
+        XCTAssertFalse(follower.stdout.contains("[left]"), "the guest was told about the left door: \(follower.stdout)")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 

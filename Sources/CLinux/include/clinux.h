@@ -54,6 +54,13 @@ int64_t clinux_fd_limit(void);
 /// none can end it mid-press with the relay energised.
 void clinux_daemon_signals(sigset_t *set);
 
+/// Forbids core dumps of this process, which would hold its secrets (PINs, passwords, keys):
+/// PR_SET_DUMPABLE 0 (its /proc files become root's, its own uid cannot ptrace it) and
+/// RLIMIT_CORE 0, soft and hard (honoured where fs.suid_dumpable = 2 or systemd-coredump would
+/// still take a dump of a process that is not dumpable; left alone when already 0, as under the
+/// unit's LimitCORE=0, whose seccomp filter refuses setrlimit). Returns 0 or an errno value.
+int clinux_forbid_core_dumps(void);
+
 /// The signal's abbreviation without "SIG" ("HUP", "RTMIN+3"), written into `out`.
 void clinux_signal_name(int sig, char *out, size_t length);
 

@@ -17,6 +17,10 @@ extension Controller {
 }
 
 extension Controller {
+    /// Whether the PIN in `slot` may see door `index`'s status: only a door it may use
+    /// (`DoorAccess`), so the gate's guest learns nothing of the garage; the master every door.
+    public func mayWatch(_ index: Int, slot: Int) -> Bool { access.allows(slot, door: doors[index].id) }
+
     /// Every door's status at `now`, the first first.
     public func statuses(at now: Instant, channels: [ChannelStatus] = []) -> [DoorStatus] {
         doors.indices.map { status($0, at: now, channels: channels) }

@@ -64,7 +64,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .phone: return "no paired phone has that label; see garage-pins phones"
         case .fault: return "the door's position switches contradict each other, so garaged presses nothing; check their wiring (garage-pins status shows them)"
         case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
-        case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors"
+        case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors your PIN may use"
         case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"
         case .obstructed: return "something breaks the photo-eye's beam across the doorway; clear the doorway and close again"
         case .homekit: return "HomeKit is off; start garaged with --homekit (or homekit = on in its config)"

@@ -72,6 +72,7 @@ public struct DoorStatus: Equatable, Sendable {
         if let id {
             members.append(("id", .string(id)))
             members.append(("name", .string(name ?? id)))
+            members.append(("number", .number(Int64(index + 1))))
         }
         members.append(("door", .string(position.rawValue)))
         members.append(("auto_close_s", number(closesIn(at: now))))

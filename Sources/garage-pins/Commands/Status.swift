@@ -7,7 +7,7 @@ extension GaragePins {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show each door's state, how it is known, what is pending, faults and the lockout.",
-            discussion: "With --follow, print one line per change as it happens, until interrupted (Ctrl-C). Any stored PIN may ask.")
+            discussion: "With --follow, print one line per change as it happens, until interrupted (Ctrl-C). Any stored PIN may ask, and sees the doors it may use (the master PIN every door).")
         @OptionGroup var daemon: DaemonOptions
         @Flag(help: "Keep printing each change as it happens.") var follow = false
         @Flag(help: "Print JSON (one object per line with --follow).") var json = false
@@ -20,12 +20,16 @@ extension GaragePins {
                     }
                     return
                 }
-                // One record per door, the first first.
+                // One record per door the PIN may use, the first first; with several doors each
+                // has its id and number.
                 let records = try daemon.records(.status)
-                guard let first = records.first else { throw .refused("garaged sent no status") }
-                if json { printJSON(records.count == 1 ? first : .array(records)); return }
+                guard let first = records.first else {
+                    throw .refused("garaged showed this PIN no door: it may use none of garaged's doors now (its limit names only doors garaged no longer drives, or garaged cannot read its door access file); the master PIN sees every door")
+                }
+                let several = first["id"] != nil
+                if json { printJSON(several ? .array(records) : first); return }
                 for (i, record) in records.enumerated() {
-                    if records.count > 1 { print((i == 0 ? "" : "\n") + Status.heading(record, number: i + 1)) }
+                    if several { print((i == 0 ? "" : "\n") + Status.heading(record, number: i + 1)) }
                     var t = TextTable("WHAT", "NOW")
                     t.rows = Status.rows(record)
                     print(t.text, terminator: "")
@@ -81,8 +85,10 @@ extension GaragePins {
             return parts.isEmpty ? "none" : parts.joined(separator: "; ")
         }
 
-        /// A door's heading with several doors: `door 2: gate (Front gate)`.
+        /// A door's heading with several doors: `door 2: gate (Front gate)`; `number` when the
+        /// record has none (a garaged before the records had one).
         static func heading(_ r: JSONValue, number: Int) -> String {
+            let number = r["number"]?.intValue.map(Int.init) ?? number
             let id = r["id"]?.stringValue ?? String(number), name = r["name"]?.stringValue ?? id
             return "door \(number): \(id)" + (name == id ? "" : " (\(name))")
         }

@@ -14,8 +14,12 @@ struct RunDaemon: ParsableCommand {
     var printAdvertising = false
 
     func run() throws {
+        let coreDumps = Daemon.forbidCoreDumps()
         Daemon.blockSignals()
         let log = Logger()
+        if let why = coreDumps {
+            log.warning("core-dumps-allowed", ["error": why, "effect": "a crash could leave the PINs and keys in a core file; the packaged unit sets LimitCORE=0"])
+        }
         let notifier = ServiceNotifier()
         do {
             let settings = try options.settings()

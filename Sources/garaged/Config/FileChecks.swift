@@ -25,9 +25,11 @@ extension Settings {
         return [eventsPath, eventsPath + ".1", attempts, attempts + ".1"]
     }
 
-    /// The files that hold secrets (PINs, the MQTT password, Bluetooth keys), by setting.
+    /// The files that hold secrets (PINs, the MQTT password, Bluetooth keys, HomeKit's setup
+    /// code and accessory key), by setting.
     var secretFiles: [(what: String, path: String)] {
-        var files = [("the PIN table", values.pins), ("the bonded phones' keys", BondsFile(tablePath: values.pins).path)]
+        var files = [("the PIN table", values.pins), ("the bonded phones' keys", BondsFile(tablePath: values.pins).path),
+                     ("HomeKit's setup code and accessory key", HomeKitFile(tablePath: values.pins).path)]
         if let p = values.mqttPasswordFile { files.append(("--mqtt-password-file", p)) }
         return files
     }

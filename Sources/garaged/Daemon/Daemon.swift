@@ -32,6 +32,13 @@ struct Daemon {
         signal(SIGXFSZ, SIG_IGN)
     }
 
+    /// Forbids core dumps before anything secret is read: garaged's memory holds the PIN table,
+    /// the MQTT password and HomeKit's seed. Returns why it could not, nil when it did.
+    static func forbidCoreDumps() -> String? {
+        let rc = clinux_forbid_core_dumps()
+        return rc == 0 ? nil : String(cString: strerror(rc))
+    }
+
     static func name(of signal: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 32)
         clinux_signal_name(signal, &buffer, buffer.count)

@@ -87,14 +87,25 @@ extension DoorLoop {
         lastStatus = statuses
         let followers = followers(of: .status)
         if !followers.isEmpty {
-            let records = changed.map { Reply.record($0.record(at: now)) }
-            for c in followers { c.deliver(records) }
+            let records = changed.map { (index: $0.index, reply: Reply.record($0.record(at: now))) }
+            for c in followers {
+                // Each follower hears only of the doors its PIN may use, as they are now.
+                let seen = records.filter { r in c.slot.map { controller.mayWatch(r.index, slot: $0) } ?? false }
+                if !seen.isEmpty { c.deliver(seen.map(\.reply)) }
+            }
         }
         for s in subscribers { s.statusChanged(statuses, at: now) }
     }
 
     /// Every door's status as every audience has it now (for `Lstatus` and a new follower).
     func currentStatus() -> [DoorStatus] { lastStatus ?? controller.statuses(at: clock.now(), channels: channelStates) }
+
+    /// The doors' status records the PIN in `slot` may see (`Controller.mayWatch`); none without one.
+    func statusRecords(seenBy slot: Int?) -> [Reply] {
+        guard let slot else { return [] }
+        let now = clock.now()
+        return currentStatus().filter { controller.mayWatch($0.index, slot: slot) }.map { .record($0.record(at: now)) }
+    }
 
     /// How each channel last said it stands, in a stable order.
     private var channelStates: [ChannelStatus] { channels.keys.sorted().compactMap { channels[$0] } }

@@ -38,7 +38,7 @@ extension DoorLoop {
         let source = connection.source
         switch outcome.query {
         case .status:
-            return currentStatus().map { .record($0.record(at: clock.now())) } + [.ok]
+            return statusRecords(seenBy: outcome.slot) + [.ok]
         case .log(let since):
             let records = history.since(since)
             return records.map { .record($0.json) } + [.listed(count: records.count)]
@@ -51,8 +51,8 @@ extension DoorLoop {
                                                "why": "\(same) \(source.isOwner ? "owner's" : "other users'") followers already (at most \(limit))"])
                 return [.error(.limit)]
             }
-            client.follow(topic)
-            if topic == .status { return [.ok] + currentStatus().map { .record($0.record(at: clock.now())) } }
+            client.follow(topic, slot: outcome.slot)
+            if topic == .status { return [.ok] + statusRecords(seenBy: outcome.slot) }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case .pair(let request):
             return pair(request, for: connection)

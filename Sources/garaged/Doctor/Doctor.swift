@@ -16,6 +16,10 @@ struct Doctor: ParsableCommand {
 
     func run() throws {
         var report = DoctorReport()
+        // The doctor reads the table and the MQTT password too.
+        if let why = Daemon.forbidCoreDumps() {
+            report.add(.warn, "core dumps", "cannot be forbidden (\(why)): a crash of garaged could leave the PINs and keys in a core file")
+        }
         do {
             let settings = try options.settings()
             report.add(.ok, "settings", options.config.map { "\($0) and the flags: every key known, every value valid" } ?? "every flag known, every value valid")

@@ -54,8 +54,8 @@ extension DoctorChecks {
         }
     }
 
-    /// Files holding secrets (the MQTT password, Bluetooth keys) readable by other users; the
-    /// table has its own check above.
+    /// Files holding secrets (the MQTT password, Bluetooth keys, HomeKit's seed) readable by
+    /// other users; the table has its own check above.
     func secrets(into report: inout DoctorReport) {
         for (what, path) in settings.secretFiles where path != settings.pins {
             if let problem = Settings.exposure(of: path) { report.add(.fail, "secrets", "\(what): \(problem)") }

@@ -31,6 +31,8 @@ final class LocalClient: Connection {
     private(set) var closeReason: String?
     /// Set once the client asked to follow: the daemon pushes to it from then on.
     private(set) var following: LocalCommand.FollowTopic?
+    /// The slot of the PIN it follows with: a status follower hears only of that PIN's doors.
+    private(set) var slot: Int?
 
     init(fd: Int32, source: RequestSource, at now: Instant) {
         self.fd = fd
@@ -65,7 +67,10 @@ final class LocalClient: Connection {
         }
     }
 
-    func follow(_ topic: LocalCommand.FollowTopic) { following = topic }
+    func follow(_ topic: LocalCommand.FollowTopic, slot: Int? = nil) {
+        following = topic
+        self.slot = slot
+    }
 
     func receive(hungUp: Bool) -> Received {
         switch PacketSocket.read(fd, into: &buffer) {
