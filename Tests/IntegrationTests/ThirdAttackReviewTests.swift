@@ -138,3 +138,65 @@ extension ThirdAttackReviewTests {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }
+
+extension ThirdAttackReviewTests {
+    // MARK: - H1, H5: every request carries its arrival time
+
+    /// True once the kernel holds unread bytes for an established TCP connection to `port`
+    /// (the daemon's end): what a peer sent has arrived, whether or not the daemon runs.
+    private func tcpBytesWaiting(toPort port: String) -> Bool {
+        guard let p = Int(port) else { return false }
+        let hex = String(format: "%04X", p)
+        return readText("/proc/net/tcp").split(separator: "\n").dropFirst().contains { line in
+            let f = line.split(separator: " ")
+            guard f.count > 4, f[1].hasSuffix(":" + hex), f[3] == "01" else { return false }
+            let queues = f[4].split(separator: ":")
+            return queues.count == 2 && (Int(queues[1], radix: 16) ?? 0) > 0
+        }
+    }
+
+    /// A HomeKit write that waited in the socket while garaged was stalled was pressed as soon
+    /// as it resumed (judged with age zero). Now it carries the kernel's stamp: refused, stale.
+    func testAHomeKitWriteThatWaitedOutAStallIsRefused() throws {
+        let daemon = try homekitDaemon()
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let port = try homekitPort(daemon)
+        let ready = dir + "/held", go = dir + "/go"
+        let held = try spawn(try python(), [hapctl, "hold", "--pairing", pairingFile, "--port", port, "--ready-file", ready,
+                                            "--go-file", go, "--put", HomeKitTests.target + "=0"], name: "hapctl-hold-put")
+        waitUntil("the verified session", timeout: .seconds(20)) { fileExists(ready) }
+        try stalled(daemon, for: 3) {
+            try write(Array("go".utf8), to: go)
+            waitUntil("the write in the daemon's socket", timeout: .seconds(5)) { self.tcpBytesWaiting(toPort: port) }
+        }
+        XCTAssertEqual(held.waitForExit(timeout: .seconds(30)), .exited(4), "refused: " + held.stdout + held.stderr)
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
+        waitUntil("the refusal in the log", timeout: .seconds(3)) { daemon.log.contains("ERR STALE") }
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A request on a connection accepted only after a stall was judged fresh (its age counted
+    /// from the accept): connect while garaged is stopped, send O=1, resume, and it pressed.
+    /// Now what a connection sent before it was accepted counts from when the listener was
+    /// last seen empty: refused, on the local socket and on an ATT bearer alike.
+    func testARequestOnAConnectionMadeDuringAStallIsRefused() throws {
+        let daemon = try startATTDaemon(["--auto-close-s", "0"])
+        var client: SocketClient?
+        var phone: ATTBearer?
+        try stalled(daemon, for: 3) {
+            client = try SocketClient(path: daemon.socketPath)
+            try client?.sendLine(Array("12345O=1".utf8))
+            phone = try ATTBearer(path: attSocketPath)
+            try phone?.send("12 0F 00 01 00")
+            try phone?.writeCommand("12345O=1")
+        }
+        XCTAssertEqual(try client?.readRecord(), "ERR STALE", "the local socket")
+        XCTAssertEqual(try phone?.receive(), "13")
+        XCTAssertEqual(try phone?.notification(), "ERR STALE", "the ATT bearer")
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
+        // A connection made now is fresh: its request is performed.
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        try waitForTrace(daemon, count: 3)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+}

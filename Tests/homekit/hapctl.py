@@ -21,7 +21,7 @@ Subcommands (run `hapctl.py SUBCOMMAND -h` for details):
     pairings    --pairing FILE
     unpair      --pairing FILE
     share       --pairing FILE --to OTHER_FILE --admin 0|1
-    hold        --pairing FILE --ready-file F --go-file G --remove ID
+    hold        --pairing FILE --ready-file F --go-file G (--remove ID | --put AID.IID=VALUE)
 
 VALUE is parsed as JSON (0, 1, true, 21.5, "text"); anything that is not valid JSON
 is taken as a string.
@@ -594,17 +594,23 @@ async def cmd_share(args) -> int:
 
 async def cmd_hold(args) -> int:
     """Opens a verified session, creates --ready-file, waits for --go-file, then on that same
-    session removes the pairing --remove: what an open session may still do after a change."""
+    session removes the pairing --remove, or writes --put: what an open session may still do
+    after a change, or a write sent while the accessory is stalled."""
     pairing, _ = await open_pairing(args)
     try:
         await ensure_connected(pairing, args)
-        await pairing.list_pairings()
+        await pairing.list_accessories_and_characteristics()
         with open(args.ready_file, "w") as f:
             f.write("ready")
         while not os.path.exists(args.go_file):
             await asyncio.sleep(0.02)
         from aiohomekit.exceptions import AuthenticationError, UnknownError
 
+        if args.put:
+            result = await do_put(pairing, args.put, raw=True)
+            emit(result)
+            bad = [r for r in result["characteristics"] if r.get("status") not in (0, None)]
+            return EXIT_REFUSED if bad or result["http_status"] not in (204, 200) else EXIT_OK
         try:
             await pairing.remove_pairing(args.remove)
             emit({"ok": True, "removed": args.remove})
@@ -688,7 +694,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("hold", help="keep a verified session open, then remove a pairing on it when told")
     sp.add_argument("--ready-file", required=True, metavar="F")
     sp.add_argument("--go-file", required=True, metavar="F")
-    sp.add_argument("--remove", required=True, metavar="ID")
+    then = sp.add_mutually_exclusive_group(required=True)
+    then.add_argument("--remove", metavar="ID")
+    then.add_argument("--put", action="append", type=parse_char_assign, metavar="AID.IID=VALUE")
     common(sp, timeout=60.0)
     return p
 

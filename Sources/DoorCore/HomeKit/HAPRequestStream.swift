@@ -12,6 +12,9 @@ public struct HAPRequestStream: Sendable {
         self.parser = parser
     }
 
+    /// True while no byte of a request waits (nothing read that `next` has not taken).
+    public var isIdle: Bool { parser.isIdle }
+
     /// True once `secure` took the session's keys.
     public var isSecure: Bool { cipher != nil }
 

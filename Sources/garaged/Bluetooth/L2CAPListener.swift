@@ -28,12 +28,12 @@ final class L2CAPListener: Listener, @unchecked Sendable {
 
     var description: String { "Bluetooth ATT channel on \(adapter)" }
 
-    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+    func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection? {
         var peer = [CChar](repeating: 0, count: 32)
         guard let client = try accepted(cbt_att_accept(fd, &peer, peer.count)) else { return nil }
         onChange()
         return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", channel: .remote),
-                             gatt: gatt, bonds: bonds, at: now, onClose: onChange)
+                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(acceptedAfter: emptyMark), onClose: onChange)
     }
 
     func close() { Glibc.close(fd) }

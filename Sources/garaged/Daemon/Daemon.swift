@@ -51,6 +51,9 @@ struct Daemon {
     static let descriptorsNeeded = 20 + DoorLoop.reservedDescriptors + 4
 
     func run() throws {
+        // Before any listener exists: what a client sends before the loop first looks came
+        // after this (a start held up past 2 s makes it stale, as a stall would).
+        let startedAt = PacketSocket.realtimeNow()
         let clock = SystemMonotonicClock()
         let limit = clinux_fd_limit(), open = Int64(clinux_open_fd_count())
         if limit >= 0, open >= 0, limit - open < Daemon.descriptorsNeeded {
@@ -163,7 +166,8 @@ struct Daemon {
         let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? []) + (homekit.map { [$0] } ?? [])
         let loop = DoorLoop(controller: controller, doors: parts,
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
-                            pairing: peripheral?.agent, homekit: homekit, clock: clock, log: log, history: history, events: events)
+                            pairing: peripheral?.agent, homekit: homekit, clock: clock, log: log, history: history, events: events,
+                            startedAt: startedAt)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
         // The first door's fields where the one door's always were, so its start line reads as before.
         let first = setups[0].startFields

@@ -20,9 +20,10 @@ extension DoorLoop {
     /// out of descriptors, the spare one is used.
     func acceptConnections(from listener: Listener) {
         for _ in 0..<DoorLoop.maxAcceptsPerTurn {
+            let before = PacketSocket.realtimeNow()
             let connection: Connection?
             do {
-                connection = try listener.accept(at: clock.now())
+                connection = try listener.accept(at: clock.now(), emptyMark: listenerMarks[listener.fd] ?? startedAt)
             } catch let failure where failure.outOfDescriptors {
                 guard acceptWithSpare(listener) else { return }
                 continue
@@ -32,7 +33,11 @@ extension DoorLoop {
                 pausedListeners[listener.fd] = clock.now() + DoorLoop.acceptPause
                 return
             }
-            guard let connection else { return }
+            guard let connection else {
+                // Nobody waits: whoever comes next came after this.
+                listenerMarks[listener.fd] = before
+                return
+            }
             admit(connection)
         }
     }
@@ -42,7 +47,7 @@ extension DoorLoop {
     /// that fails.
     func acceptWithSpare(_ listener: Listener) -> Bool {
         if spareFD >= 0 { close(spareFD); spareFD = -1 }
-        let connection = try? listener.accept(at: clock.now())
+        let connection = try? listener.accept(at: clock.now(), emptyMark: listenerMarks[listener.fd] ?? startedAt)
         if let connection { admit(connection, mustFree: true) }
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if connection == nil || spareFD < 0 {

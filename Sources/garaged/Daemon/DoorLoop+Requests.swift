@@ -105,14 +105,15 @@ extension DoorLoop {
         }
     }
 
-    /// A front end's door command (HomeKit): judged by the door's rules at once (it was read
-    /// this turn); true when the door accepted it.
+    /// A front end's door command (HomeKit): judged by the door's rules, with the age of the
+    /// request that carried it (one that waited out a stall is refused); true when accepted.
     func handle(_ command: DoorCommand) -> Bool {
         let now = clock.now()
         let outcome: Controller.Outcome
         switch command.action {
         case .move(let move):
-            outcome = controller.command(move, for: command.door, from: command.source, at: now, wall: EventRecord.now(), age: .zero)
+            outcome = controller.command(move, for: command.door, from: command.source, at: now, wall: EventRecord.now(),
+                                         age: PacketSocket.age(of: command.receivedAt))
         case .light(let on):
             outcome = controller.light(on: on, for: command.door, from: command.source, at: now, wall: EventRecord.now())
         case .identify:

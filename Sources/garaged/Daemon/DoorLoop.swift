@@ -41,6 +41,15 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// is out of descriptors, so the owner can always get in (the idlest connection makes room).
     var spareFD: Int32 = -1
     var pausedListeners: [Int32: Instant] = [:]
+    /// When each listener was last seen with nobody waiting (CLOCK_REALTIME ns): a connection
+    /// accepted from it arrived after that, and so did what it sent before it was accepted.
+    var listenerMarks: [Int32: Int64] = [:]
+    /// When the daemon began to start, before any listener existed (CLOCK_REALTIME ns): the
+    /// mark of a listener not yet polled.
+    let startedAt: Int64
+    /// The longest wait: every socket is looked at this often, so an empty mark is never older
+    /// than this unless the loop itself was held up (and then what waited is stale).
+    static let longestWait: Duration = .milliseconds(500)
     /// The loop's thread; `stop` and the other threads' hand-overs wake it through the
     /// inbox's one wake-up.
     let worker: Worker
@@ -86,7 +95,8 @@ final class DoorLoop: Service, @unchecked Sendable {
 
     init(controller: Controller, doors: [DoorParts], listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
          pairing: PairingAgent? = nil, homekit: HomeKitAccessory? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
-         events: EventWriter? = nil) {
+         events: EventWriter? = nil, startedAt: Int64 = PacketSocket.realtimeNow()) {
+        self.startedAt = startedAt
         self.controller = controller
         self.doors = doors
         self.inbox = inbox
@@ -149,9 +159,12 @@ final class DoorLoop: Service, @unchecked Sendable {
             // The doors' deadlines as they stand before the wait: only a switch's edge changes
             // them before the turn looks (`readSwitch` then looks again).
             let due = nextDeadline()
-            if waitFor(&fds, timeout: buffered.isEmpty ? due.map { $0 - now } : .zero) < 0 && errno != EINTR {
+            let polled = PacketSocket.realtimeNow()
+            let wait = buffered.isEmpty ? min(due.map { $0 - now } ?? DoorLoop.longestWait, DoorLoop.longestWait) : .zero
+            if waitFor(&fds, timeout: wait) < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
+            markEmpty(fds, targets, at: polled)
             // Drained only when it fired: a request's turn makes no system call it does not need.
             // A relay's release is taken at once, before this turn's requests: it came first,
             // so a request sent once the line was released finds the door's relay free. The
@@ -223,6 +236,18 @@ final class DoorLoop: Service, @unchecked Sendable {
             if let due = controller.doors[i].door.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
         }
         return earliest
+    }
+
+    /// What the wait found unreadable held nothing unread when it began: a request read later
+    /// arrived after `polled`.
+    private func markEmpty(_ fds: [pollfd], _ targets: [PollTarget], at polled: Int64) {
+        for (k, pfd) in fds.enumerated() where pfd.revents == 0 {
+            switch targets[k] {
+            case .connection(let c): c.arrivals.sawEmpty(at: polled)
+            case .listener(let l): listenerMarks[l.fd] = polled
+            case .wake, .switchInput: continue
+            }
+        }
     }
 
     /// What a polled descriptor belongs to.

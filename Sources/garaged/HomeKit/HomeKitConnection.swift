@@ -33,6 +33,12 @@ final class HomeKitConnection: Connection {
     private var waiting: (writes: [(HAPCharacteristicID, HAPCharacteristic, Int)], statuses: [(HAPCharacteristicID, HAPStatus)])?
     private var outbox: [UInt8] = []
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    var arrivals: Arrivals
+    /// When the bytes waiting in the stream began to arrive (nil: none wait): a request taken
+    /// from them counts its age from there, so a request read during a stall is judged stale.
+    private var waitingSince: Int64?
+    /// When the request being answered arrived at the latest.
+    private var requestArrival: Int64 = 0
     private var failed = false
     private(set) var closeReason: String?
     private var closeWhenSent = false
@@ -44,8 +50,9 @@ final class HomeKitConnection: Connection {
     /// Dropped by the loop: failed, or asked to close and everything it had to say is sent.
     var closing: Bool { failed || (closeWhenSent && outbox.isEmpty && !routing && waiting == nil) }
 
-    init(fd: Int32, id: Int, peer: String, accessory: HomeKitAccessory, clock: any MonotonicClock) {
+    init(fd: Int32, id: Int, peer: String, accessory: HomeKitAccessory, clock: any MonotonicClock, arrivals: Arrivals) {
         self.fd = fd
+        self.arrivals = arrivals
         self.id = id
         self.peer = peer
         self.accessory = accessory
@@ -54,6 +61,7 @@ final class HomeKitConnection: Connection {
         // Strangers share one allowance (identify's warning, the log's bursts): a peer can come
         // back with a new port at will.
         source = RequestSource("homekit \(peer)", channel: nil, summaryKey: "homekit-unpaired")
+        PacketSocket.enableStamps(fd)
         accessory.opened(self)
     }
 
@@ -66,14 +74,19 @@ final class HomeKitConnection: Connection {
         // Requests already read come first: one at a time, each answered before the next.
         if waiting == nil, let item = nextRequest() { return .packet(item) }
         if waiting != nil { return .empty }
-        let n = Glibc.read(fd, &readBuffer, readBuffer.count)
-        if n == 0 { return .left }
-        if n < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .empty }
+        let bytes: ArraySlice<UInt8>
+        switch PacketSocket.read(fd, into: &readBuffer) {
+        case .empty(let at):
+            arrivals.sawEmpty(at: at)
+            return .empty
+        case .closed:
             return .left
+        case .packet(let read, let stamp, _):
+            if waitingSince == nil { waitingSince = arrivals.arrival(stamp: stamp) }
+            bytes = read
         }
         do throws(HAPRequestStream.Broken) {
-            try stream.feed(Array(readBuffer[0..<n]))
+            try stream.feed(Array(bytes))
         } catch {
             guard case .frame(let why) = error else { return .left }
             fail(why)
@@ -95,6 +108,8 @@ final class HomeKitConnection: Connection {
         }
         mayHaveMore = request != nil
         guard let request else { return nil }
+        requestArrival = waitingSince ?? arrivals.emptyMark
+        if stream.isIdle { waitingSince = nil }
         routing = true
         defer { routing = false }
         return route(request)
@@ -138,7 +153,7 @@ final class HomeKitConnection: Connection {
         case ("POST", "/identify"):
             guard !accessory.state.isPaired else { respond(json(400, ["status": -70401])); return [] }
             respond(HTTPResponse(status: 204))
-            return [.commands([DoorCommand(door: 0, action: .identify, source: source)])]
+            return [.commands([DoorCommand(door: 0, action: .identify, source: source, receivedAt: requestArrival)])]
         default:
             guard stream.isSecure, controller != nil else {
                 respond(json(470, ["status": -70411]))
@@ -254,13 +269,13 @@ final class HomeKitConnection: Connection {
                 // A write that repeats the target moves nothing (the Home app rewrites it when it reconnects).
                 if Int(n) == accessory.views[door].target { statuses.append((id, .success)); continue }
                 writes.append((id, c, Int(n)))
-                commands.append(DoorCommand(door: door, action: .move(n == 0 ? .open : .close), source: source))
+                commands.append(DoorCommand(door: door, action: .move(n == 0 ? .open : .close), source: source, receivedAt: requestArrival))
             case .lightOn(let door):
                 guard let n = number, n == 0 || n == 1 else { statuses.append((id, .invalidValue)); continue }
                 writes.append((id, c, Int(n)))
-                commands.append(DoorCommand(door: door, action: .light(n == 1), source: source))
+                commands.append(DoorCommand(door: door, action: .light(n == 1), source: source, receivedAt: requestArrival))
             case .identify:
-                commands.append(DoorCommand(door: 0, action: .identify, source: source))
+                commands.append(DoorCommand(door: 0, action: .identify, source: source, receivedAt: requestArrival))
                 writes.append((id, c, 1))
             default:
                 statuses.append((id, .readOnly))

@@ -61,7 +61,7 @@ final class HomeKitListener: Listener, @unchecked Sendable {
 
     var description: String { "homekit tcp \(address.contains(":") ? "[\(address)]" : address):\(port)" }
 
-    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+    func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection? {
         var peer = sockaddr_in6()
         var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
         let client = withUnsafeMutablePointer(to: &peer) {
@@ -72,7 +72,8 @@ final class HomeKitListener: Listener, @unchecked Sendable {
         setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(client, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
         nextID += 1
-        return HomeKitConnection(fd: client, id: nextID, peer: HomeKitListener.describe(peer), accessory: accessory, clock: clock)
+        return HomeKitConnection(fd: client, id: nextID, peer: HomeKitListener.describe(peer), accessory: accessory, clock: clock,
+                                 arrivals: Arrivals(acceptedAfter: emptyMark))
     }
 
     func close() { Glibc.close(fd) }

@@ -35,9 +35,12 @@ final class ATTConnection: Connection {
     private(set) var closing = false
     private(set) var closeReason: String?
     private let onClose: (() -> Void)?
+    var arrivals: Arrivals
 
-    init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: (any PhoneBonds)?, at now: Instant, onClose: (() -> Void)? = nil) {
+    init(fd: Int32, source: RequestSource, gatt: GarageGATT, bonds: (any PhoneBonds)?, at now: Instant, arrivals: Arrivals,
+         onClose: (() -> Void)? = nil) {
         self.fd = fd
+        self.arrivals = arrivals
         self.bonds = bonds
         // In paired mode nobody manages PINs over Bluetooth until known as an admin phone.
         unpairedSource = RequestSource(source.description, channel: source.channel, mayManage: gatt.security == .open)
@@ -52,11 +55,12 @@ final class ATTConnection: Connection {
 
     func receive(hungUp: Bool) -> Received {
         switch PacketSocket.read(fd, into: &buffer) {
-        case .empty:
+        case .empty(let at):
+            arrivals.sawEmpty(at: at)
             return .empty
         case .closed:
             return .left
-        case .packet(let pdu, let receivedAt, _):
+        case .packet(let pdu, let stamp, _):
             if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
                opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
             let output = server.handle(pdu)
@@ -68,7 +72,7 @@ final class ATTConnection: Connection {
             // The write's response goes out with the command's replies (`deliver`), after the
             // command was judged and its press started.
             pendingResponse = output.response
-            return .packet([.request(command, receivedAt: receivedAt)])
+            return .packet([.request(command, receivedAt: arrivals.arrival(stamp: stamp))])
         }
     }
 

@@ -25,11 +25,11 @@ final class ATTSocketListener: Listener, @unchecked Sendable {
 
     var description: String { "ATT test socket \(path)" }
 
-    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+    func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection? {
         guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client).map { String($0) } ?? "?"
         return ATTConnection(fd: client, source: RequestSource("att-socket uid=\(uid)", channel: .remote),
-                             gatt: gatt, bonds: bonds, at: now)
+                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(acceptedAfter: emptyMark))
     }
 
     func close() {

@@ -28,6 +28,9 @@ protocol Connection: AnyObject {
     func flush()
     /// Closes the socket.
     func close()
+    /// When what it reads arrived: the kernel's stamps, or the socket's empty mark, which the
+    /// loop keeps up to date (every turn that polled the socket and found nothing to read).
+    var arrivals: Arrivals { get set }
     /// The loop's verdicts on the `commands` a packet carried, in order (true: accepted).
     func judged(_ accepted: [Bool])
     /// How far the peer has proved who it is: a stranger (a HomeKit connection before
@@ -63,6 +66,8 @@ struct DoorCommand: Sendable {
     var door: Int
     var action: Action
     var source: RequestSource
+    /// When the request carrying it arrived at the latest (CLOCK_REALTIME ns, `Arrivals`).
+    var receivedAt: Int64
 }
 
 /// What one read of a connection found.
@@ -77,8 +82,8 @@ enum Received {
 
 /// What a connection found in what it read.
 enum Incoming {
-    /// Request bytes for the controller (one socket line, one ATT write), and when the kernel
-    /// received them (ns since the epoch, CLOCK_REALTIME).
+    /// Request bytes for the controller (one socket line, one ATT write), and when they arrived
+    /// at the latest (ns since the epoch, CLOCK_REALTIME: `Arrivals`).
     case request([UInt8], receivedAt: Int64)
     /// A request refused by the transport itself (e.g. a socket line over 64 bytes).
     case refused(Reply, why: String)
@@ -93,8 +98,9 @@ protocol Listener: AnyObject, Sendable {
     /// What it is, for the log ("local socket /run/garaged/garaged.sock").
     var description: String { get }
     /// Takes one waiting connection; nil when none is waiting. Throws when accepting failed
-    /// for a reason that waiting will not cure (out of file descriptors).
-    func accept(at now: Instant) throws(AcceptFailure) -> Connection?
+    /// for a reason that waiting will not cure (out of file descriptors). `emptyMark`: when the
+    /// listener was last seen with nobody waiting (what the connection sent came after it).
+    func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection?
     /// Stops listening (and removes what it created on disk).
     func close()
 }

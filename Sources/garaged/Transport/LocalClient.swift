@@ -34,8 +34,11 @@ final class LocalClient: Connection {
     /// The slot of the PIN it follows with: a status follower hears only of that PIN's doors.
     private(set) var slot: Int?
 
-    init(fd: Int32, source: RequestSource, at now: Instant) {
+    var arrivals: Arrivals
+
+    init(fd: Int32, source: RequestSource, at now: Instant, arrivals: Arrivals) {
         self.fd = fd
+        self.arrivals = arrivals
         self.source = source
         lastHeard = now
         PacketSocket.enableStamps(fd)
@@ -74,11 +77,13 @@ final class LocalClient: Connection {
 
     func receive(hungUp: Bool) -> Received {
         switch PacketSocket.read(fd, into: &buffer) {
-        case .empty:
+        case .empty(let at):
+            arrivals.sawEmpty(at: at)
             return .empty
         case .closed:
             return .left
-        case .packet(let bytes, let receivedAt, let truncated):
+        case .packet(let bytes, let stamp, let truncated):
+            let receivedAt = arrivals.arrival(stamp: stamp)
             // A packet larger than the buffer is refused whole: nothing in it is judged.
             guard !truncated else {
                 return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])

@@ -38,12 +38,12 @@ final class LocalListener: Listener, @unchecked Sendable {
 
     var description: String { "local socket \(path)" + (group.map { " (group \($0))" } ?? "") }
 
-    func accept(at now: Instant) throws(AcceptFailure) -> Connection? {
+    func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection? {
         guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client)
         let trusted = uid.map { trustedUIDs.contains($0) } ?? false
         let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", channel: trusted ? nil : .local, isLocal: true)
-        return LocalClient(fd: client, source: source, at: now)
+        return LocalClient(fd: client, source: source, at: now, arrivals: Arrivals(acceptedAfter: emptyMark))
     }
 
     func close() {

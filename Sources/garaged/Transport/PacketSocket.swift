@@ -4,34 +4,35 @@ import DoorCore
 import Glibc
 #endif
 
-/// Reading whole packets (SOCK_SEQPACKET: the local socket, ATT bearers) with the kernel's
-/// receive stamp, so the loop can tell how long a request waited before it was judged, however
+/// Reading whole packets (SOCK_SEQPACKET: the local socket, ATT bearers), or what a stream has
+/// (HomeKit's TCP), with the kernel's receive stamp, so the loop can tell how long a request waited before it was judged, however
 /// long the daemon itself was stalled.
 enum PacketSocket {
     /// What one read found.
     enum Read {
-        /// One packet; `receivedAt` is the kernel's stamp (ns since the epoch), or the time of
-        /// this read when the kernel gave none.
-        case packet(ArraySlice<UInt8>, receivedAt: Int64, truncated: Bool)
-        /// Nothing waiting now.
-        case empty
+        /// One packet (or, on a stream, what one read took); `stamp` is the kernel's receive
+        /// stamp (ns since the epoch), nil when it gave none (`Arrivals` decides what counts).
+        case packet(ArraySlice<UInt8>, stamp: Int64?, truncated: Bool)
+        /// Nothing waiting at `at` (CLOCK_REALTIME ns, read before the call that found nothing).
+        case empty(at: Int64)
         /// The peer left (or the socket failed).
         case closed
     }
 
     /// Turns the kernel's receive stamps on for a new connection. Failing that, requests are
-    /// still served; their age is then counted from when the loop read them.
+    /// still served; their age is then counted from the socket's empty mark (`Arrivals`).
     static func enableStamps(_ fd: Int32) { _ = clinux_enable_rx_timestamps(fd) }
 
     /// Reads one packet into `buffer`, never blocking.
     static func read(_ fd: Int32, into buffer: inout [UInt8]) -> Read {
         while true {
+            let before = realtimeNow()
             var stamp: Int64 = -1
             var truncated: Int32 = 0
             let n = buffer.withUnsafeMutableBytes { clinux_recv_stamped(fd, $0.baseAddress, $0.count, &stamp, &truncated) }
-            if n > 0 { return .packet(buffer[0..<n], receivedAt: stamp >= 0 ? stamp : realtimeNow(), truncated: truncated != 0) }
+            if n > 0 { return .packet(buffer[0..<n], stamp: stamp >= 0 ? stamp : nil, truncated: truncated != 0) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .empty }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .empty(at: before) }
             return .closed
         }
     }
