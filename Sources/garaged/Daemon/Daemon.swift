@@ -215,7 +215,7 @@ struct Daemon {
         do { state = try HomeKitAccessory.load(file: file, database: database, crypto: crypto) } catch {
             throw ConfigError("\(error.description); fix the file, or remove it to make a new accessory (every controller must then pair again)")
         }
-        let accessory = HomeKitAccessory(state: state, file: file, database: database, crypto: crypto, log: log)
+        let accessory = HomeKitAccessory(state: state, file: file, database: database, crypto: crypto, clock: clock, log: log)
         let listener = try HomeKitListener(bind: settings.homekitBind, port: settings.homekitPort, accessory: accessory, clock: clock)
         listeners.append(listener)
         log.info("homekit", ["port": String(listener.port), "address": listener.address, "id": state.id,

@@ -12,7 +12,9 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     let crypto: any HAPCrypto
     let database: HAPDatabase
     let log: Logger
-    var pairSetup = PairSetup()
+    let clock: any MonotonicClock
+    /// The one pair-setup at a time.
+    private var setup = PairSetup()
     private var followers: [HAPDoorFollower]
     /// Each door as HomeKit last read it.
     private(set) var views: [HAPDoorView]
@@ -23,11 +25,13 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
 
     struct WeakConnection { weak var connection: HomeKitConnection? }
 
-    init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, log: Logger) {
+    init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, clock: any MonotonicClock,
+         log: Logger) {
         self.state = state
         self.file = file
         self.database = database
         self.crypto = crypto
+        self.clock = clock
         self.log = log
         followers = Array(repeating: HAPDoorFollower(), count: database.doors.count)
         views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
@@ -51,7 +55,7 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     func opened(_ c: HomeKitConnection) { sessions[ObjectIdentifier(c)] = WeakConnection(connection: c) }
     func closed(_ c: HomeKitConnection, id: Int) {
         sessions[ObjectIdentifier(c)] = nil
-        pairSetup.connectionClosed(id)
+        setup.connectionClosed(id, at: clock.now())
     }
 
     private var live: [HomeKitConnection] { sessions.values.compactMap(\.connection) }
@@ -73,6 +77,35 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         // A controller whose pairing went has no session any more.
         for c in live where c.controller.map({ state.pairing($0) == nil }) ?? false { c.closeAfterReplies() }
         return true
+    }
+
+    // MARK: pairing
+
+    /// `POST /pair-setup` on connection `connection` from `peer` ("address:port"): the reply. A
+    /// wrong code is counted, and a new pairing saved, before it goes.
+    func pairSetup(_ body: [UInt8], connection: Int, peer: String) -> [UInt8] {
+        let (reply, effect) = setup.handle(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
+                                           crypto: crypto, at: clock.now())
+        switch effect {
+        case .failed?:
+            _ = change("failed pair-setup", { $0.failedSetups += 1 })
+            log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(state.failedSetups), "why": "a wrong setup code"])
+        case .paired(let p)?:
+            guard change("pairing", { _ = $0.add(p) }) else {
+                return TLV8.encode([(HAPTLVType.state.rawValue, [6]), (HAPTLVType.error.rawValue, [HAPTLVError.unknown.rawValue])])
+            }
+            log.info("homekit-paired", ["controller": p.id, "admin": "yes"])
+        case nil:
+            break
+        }
+        return reply
+    }
+
+    /// A connection's peer ("192.0.2.7:51234", "[2001:db8::7]:51234") without its port: who a
+    /// pair-setup's cooldown holds back, whatever connection it comes on next.
+    static func address(of peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
     }
 
     /// `garage-pins homekit reset`: every pairing forgotten, a new setup code, every session closed.

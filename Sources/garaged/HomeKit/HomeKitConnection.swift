@@ -105,21 +105,7 @@ final class HomeKitConnection: Connection {
         switch (r.method, r.path) {
         case ("POST", "/pair-setup"):
             guard cipher == nil else { respond(HTTPResponse(status: 400)); return [] }
-            let (reply, effect) = accessory.pairSetup.handle(r.body, connection: id, accessory: accessory.state,
-                                                             crypto: accessory.crypto, at: clock.now())
-            switch effect {
-            case .failed?:
-                _ = accessory.change("failed pair-setup", { $0.failedSetups += 1 })
-                accessory.log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(accessory.state.failedSetups),
-                                                                    "why": "a wrong setup code"])
-            case .paired(let p)?:
-                guard accessory.change("pairing", { _ = $0.add(p) }) else {
-                    respond(tlv(TLV8.encode([(HAPTLVType.state.rawValue, [6]), (HAPTLVType.error.rawValue, [HAPTLVError.unknown.rawValue])])))
-                    return []
-                }
-                accessory.log.info("homekit-paired", ["controller": p.id, "admin": "yes"])
-            case nil: break
-            }
+            let reply = accessory.pairSetup(r.body, connection: id, peer: peer)
             respond(tlv(reply))
         case ("POST", "/pair-verify"):
             guard cipher == nil else { respond(HTTPResponse(status: 400)); return [] }
