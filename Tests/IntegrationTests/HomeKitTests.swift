@@ -188,4 +188,83 @@ final class HomeKitTests: GaragedTestCase {
         XCTAssertEqual(read.termination, .exited(0), "the pairing outlived the change: " + read.stdout + read.stderr)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    // MARK: - The security review of issue 29
+
+    /// A public key for the pairings a test adds: any 32 bytes (nobody verifies with it).
+    static let someKey = String(repeating: "ab", count: 32)
+
+    /// `hapctl pair` as the controller `controller` (its pairing id), with the daemon's code.
+    func pair(_ daemon: GaragedDaemon, as controller: String) throws -> CommandResult {
+        let info = try homekitInfo(daemon)
+        return try hap(["pair", "--host", "127.0.0.1", "--port", try homekitPort(daemon), "--code", info["setup_code"] as? String ?? "",
+                        "--id", info["id"] as? String ?? "", "--pairing", pairingFile, "--controller-id", controller])
+    }
+
+    /// The TLV error an admin's `POST /pairings` met, from hapctl's refusal (exit 4).
+    func tlvError(_ result: CommandResult) -> Int? {
+        ((json(result.stdout) as? [String: Any])?["detail"] as? [String: Any])?["tlv_error"] as? Int
+    }
+
+    /// One add with a 12,000-byte pairing id grew `<table>.homekit` past the 64 KiB garaged reads,
+    /// and garaged then refused to start (H3). A pairing id is now 1 to 64 bytes of printable
+    /// ASCII, from pair-setup's M5 as from an add, else a TLV error; a 17th pairing is refused;
+    /// the file stays small, and the next start finds all 16.
+    func testPairingIDsAreBoundedAndTheFileAlwaysLoadsAgain() throws {
+        var daemon = try homekitDaemon()
+        for bad in [String(repeating: "a", count: 65), "new\nline", "esc\u{1B}[31m", "with space"] {
+            let refused = try pair(daemon, as: bad)
+            XCTAssertEqual(refused.termination, .exited(1), "\(bad.debugDescription): " + refused.stdout + refused.stderr)
+            XCTAssertTrue(refused.stdout.contains("AuthenticationError"), refused.stdout)
+        }
+        let info = try homekitInfo(daemon)
+        XCTAssertEqual(info["paired"] as? Bool, false)
+        XCTAssertEqual(info["failed_setups"] as? Int, 0, "the code was right: no wrong code counted")
+        let owner = String(repeating: "0", count: 64)
+        XCTAssertEqual(try pair(daemon, as: owner).termination, .exited(0), "64 bytes is a pairing id")
+
+        let port = try homekitPort(daemon)
+        for bad in [String(repeating: "x", count: 12_000), String(repeating: "x", count: 65), "new\nline", "esc\u{1B}", "with space", ""] {
+            let added = try hap(["add", "--pairing", pairingFile, "--port", port, "--controller-id", bad, "--key", HomeKitTests.someKey])
+            XCTAssertEqual(added.termination, .exited(4), "\(bad.prefix(12).debugDescription): " + added.stdout + added.stderr)
+            XCTAssertEqual(tlvError(added), 1, added.stdout)
+        }
+        let others = (1...15).map { "controller-\($0)" }
+        let added = try hap(["add", "--pairing", pairingFile, "--port", port, "--key", HomeKitTests.someKey]
+                            + others.flatMap { ["--controller-id", $0] })
+        XCTAssertEqual(added.termination, .exited(0), added.stdout + added.stderr)
+        let full = try hap(["add", "--pairing", pairingFile, "--port", port, "--controller-id", "controller-16", "--key", HomeKitTests.someKey])
+        XCTAssertEqual(tlvError(full), 5, "a 17th pairing is MaxPeers: " + full.stdout)
+        XCTAssertLessThan(readBytes(pinsPath + ".homekit")?.count ?? .max, 8 * 1024)
+
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        daemon = try homekitDaemon()
+        XCTAssertEqual(try homekitInfo(daemon)["pairings"] as? Int, 16, "every pairing is read back")
+        let read = try hap(["get", "--pairing", pairingFile, "--port", try homekitPort(daemon), "--char", HomeKitTests.current])
+        XCTAssertEqual(read.termination, .exited(0), read.stdout + read.stderr)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A `<table>.homekit` garaged cannot read stopped it from starting: the door went dark on
+    /// every channel (H3). Now HomeKit alone stays off, said as an error naming the file and what
+    /// to do; the door opens from the socket, and the file is left as it was.
+    func testAHomeKitFileThatCannotBeReadTurnsOffOnlyHomeKit() throws {
+        try initTable()
+        let file = pinsPath + ".homekit"
+        for (i, bytes) in [Array("{\"id\": 1}\n".utf8), [UInt8](repeating: 0x20, count: 64 * 1024 + 1)].enumerated() {
+            try write(bytes, to: file)
+            let trace = dir + "/relay\(i).trace"
+            let daemon = try startDaemon(["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1", "--auto-close-s", "0"],
+                                         socket: dir + "/s\(i)", trace: trace)
+            waitUntil("the error in the log", timeout: .seconds(5)) { daemon.log.contains("ERROR homekit-off file=\(file) ") }
+            XCTAssertTrue(daemon.log.contains("remove it to make a new accessory"), daemon.log)
+            XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "the door still opens")
+            try waitForTrace(daemon, count: 3)
+            let shown = try pins(daemon, ["homekit"])
+            assertExit(shown, 1)
+            XCTAssertTrue(shown.stderr.contains("HomeKit is off") && shown.stderr.contains("homekit-off"), shown.stderr)
+            XCTAssertEqual(readBytes(file), bytes, "the file is left as it was")
+            XCTAssertEqual(daemon.stop(), .exited(0))
+        }
+    }
 }

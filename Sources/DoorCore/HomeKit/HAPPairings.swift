@@ -10,6 +10,18 @@ public struct HAPPairing: Equatable, Sendable {
         self.publicKey = publicKey
         self.admin = admin
     }
+
+    /// The longest pairing id taken: HomeKit's are 36-character UUIDs.
+    public static let maxIDLength = 64
+
+    /// A pairing id as a controller sent it (pair-setup's M5, `POST /pairings`), if it is one:
+    /// 1 to `maxIDLength` bytes of printable ASCII without spaces. It is kept in `<table>.homekit`
+    /// and printed in the log, the history and `garage-pins homekit pairings`, so nothing longer
+    /// and no control character gets in.
+    public static func id(_ bytes: [UInt8]) -> String? {
+        guard (1...maxIDLength).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// The accessory's side of HomeKit: who it is (its id and Ed25519 key), the code a controller

@@ -138,7 +138,7 @@ public struct PairSetup: Sendable {
         guard let sealed = items.firstValue(.encryptedData),
               let plain = crypto.open(key: encryptKey, nonce: HAPNonce.named("PS-Msg05"), sealed, aad: []),
               let sub = try? TLV8.decode(plain),
-              let idBytes = sub.firstValue(.identifier), let id = String(validating: idBytes, as: UTF8.self), !id.isEmpty,
+              let idBytes = sub.firstValue(.identifier), let id = HAPPairing.id(idBytes),
               let ltpk = sub.firstValue(.publicKey), ltpk.count == 32,
               let signature = sub.firstValue(.signature) else {
             return (error(6, .authentication), nil)

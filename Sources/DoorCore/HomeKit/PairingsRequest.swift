@@ -14,7 +14,7 @@ public enum PairingsRequest {
         guard admin else { return (error(.authentication), nil) }
         switch method {
         case 3:
-            guard let idBytes = items.firstValue(.identifier), let id = String(validating: idBytes, as: UTF8.self), !id.isEmpty,
+            guard let idBytes = items.firstValue(.identifier), let id = HAPPairing.id(idBytes),
                   let key = items.firstValue(.publicKey), key.count == 32,
                   let permissions = items.firstValue(.permissions)?.first else { return (error(.unknown), nil) }
             let pairing = HAPPairing(id: id, publicKey: key, admin: permissions & 1 == 1)

@@ -202,6 +202,35 @@ final class HAPPairingTests: XCTestCase {
         XCTAssertEqual(SetupCode.setupURI(code: "031-45-154", setupID: "ABCD", category: 4).count, 7 + 9 + 4)
     }
 
+    /// A pairing id is 1 to 64 bytes of printable ASCII without spaces, from M5 and from an add
+    /// alike (issue 29, H3 and W2); and `<table>.homekit` is never written larger than garaged
+    /// reads back: such a save is refused whole, the file left as it was.
+    func testPairingIDsAreBoundedAndTheFileNeverOutgrowsWhatIsRead() throws {
+        XCTAssertEqual(HAPPairing.id(Array("E2C3F1A8-0B7D-4C55-9A41-6D2B8F0E1C37".utf8)), "E2C3F1A8-0B7D-4C55-9A41-6D2B8F0E1C37")
+        XCTAssertNotNil(HAPPairing.id([UInt8](repeating: 0x7E, count: HAPPairing.maxIDLength)))
+        for bad in ["", String(repeating: "a", count: 65), "a b", "a\nb", "a\u{1B}[31m", "caf\u{E9}"] {
+            XCTAssertNil(HAPPairing.id(Array(bad.utf8)), bad.debugDescription)
+        }
+        let admin = tlv([(.state, [1]), (.method, [3]), (.identifier, Array("a\nb".utf8)), (.publicKey, [UInt8](repeating: 1, count: 32)),
+                         (.permissions, [1])])
+        let (reply, change) = PairingsRequest.handle(admin, admin: true, state: accessory())
+        XCTAssertNil(change)
+        XCTAssertEqual(TLV8.first(.error, in: try decode(reply)), [HAPTLVError.unknown.rawValue])
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("garaged-hk-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = HomeKitFile(path: dir + "/pins.homekit")
+        try file.save(accessory())
+        var big = accessory()
+        big.pairings = (0..<40).map { HAPPairing(id: "\($0)" + String(repeating: "x", count: 2000), publicKey: [UInt8](repeating: 2, count: 32),
+                                                  admin: true) }
+        XCTAssertThrowsError(try file.save(big)) { error in
+            XCTAssertTrue("\(error)".contains("more than the 65536 garaged reads back"), "\(error)")
+        }
+        XCTAssertEqual(try file.load(), accessory(), "the file is as it was")
+    }
+
     func testRemovingTheLastAdminForgetsEveryPairing() {
         var state = accessory()
         _ = state.add(HAPPairing(id: "owner", publicKey: [UInt8](repeating: 1, count: 32), admin: true))
