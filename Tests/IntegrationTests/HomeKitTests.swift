@@ -267,4 +267,46 @@ final class HomeKitTests: GaragedTestCase {
             XCTAssertEqual(daemon.stop(), .exited(0))
         }
     }
+
+    /// A pairing id with a newline and an ESC, written into `<table>.homekit` by hand before
+    /// start, and a controller that pair-verifies as it and opens the door: the log printed the
+    /// id raw (a forged line), and so did `garage-pins status`, `log` and `homekit pairings` (a
+    /// terminal sequence) (W2). Every value is now printed with its control characters escaped.
+    func testControlCharactersInANameAreEscapedInTheLogAndTheOwnersOutput() throws {
+        var daemon = try homekitDaemon()
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let evil = "evil\nINFO forged=1 \u{1B}[31mred"
+        let escaped = "evil\\nINFO forged=1 \\x1b[31mred"
+        // A second pairing with the same key under the evil id, and the controller's file as it.
+        let path = pinsPath + ".homekit"
+        var kept = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var pairings = try XCTUnwrap(kept["pairings"] as? [[String: Any]])
+        pairings.append(["id": evil, "public_key": pairings[0]["public_key"] ?? "", "admin": false])
+        kept["pairings"] = pairings
+        try write(Array(try JSONSerialization.data(withJSONObject: kept)), to: path)
+        var controller = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pairingFile))) as? [String: Any])
+        controller["iOSPairingId"] = evil
+        let evilFile = dir + "/evil.json"
+        try write(Array(try JSONSerialization.data(withJSONObject: controller)), to: evilFile)
+
+        daemon = try homekitDaemon()
+        let open = try hap(["put", "--pairing", evilFile, "--port", try homekitPort(daemon), "--char", HomeKitTests.target + "=0"])
+        XCTAssertEqual(open.termination, .exited(0), open.stdout + open.stderr)
+        try waitForTrace(daemon, count: 3)
+        waitUntil("the request in the log", timeout: .seconds(5)) { daemon.log.contains("source=\"homekit \(escaped)\"") }
+        func clean(_ text: String, _ what: String) {
+            XCTAssertFalse(text.contains("\u{1B}"), "\(what) holds an ESC: \(text)")
+            XCTAssertFalse(text.split(separator: "\n").contains { $0.hasPrefix("INFO forged") }, "\(what) holds a forged line: \(text)")
+        }
+        clean(daemon.log, "the log")
+        for args in [["status"], ["log"], ["homekit", "pairings"], ["log", "--json"], ["homekit", "pairings", "--json"]] {
+            let out = try pins(daemon, args)
+            assertExit(out, 0, args.joined(separator: " "))
+            clean(out.stdout, args.joined(separator: " "))
+            XCTAssertTrue(out.stdout.contains(args.last == "--json" ? escaped.replacingOccurrences(of: "\\", with: "\\\\") : escaped),
+                          "\(args.joined(separator: " ")) shows the id escaped: \(out.stdout)")
+        }
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }
