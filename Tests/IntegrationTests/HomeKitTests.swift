@@ -309,4 +309,53 @@ final class HomeKitTests: GaragedTestCase {
         }
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// HomeKit pairings added and removed, wrong setup codes and resets were only in the log
+    /// (W9). Each is now a history event saying who did it, shown by `garage-pins log`; wrong
+    /// codes once per burst, with the count when it ends, as wrong PINs are.
+    func testPairingsWrongCodesAndResetsAreInTheHistory() throws {
+        let daemon = try homekitDaemon()
+        let code = try XCTUnwrap(try homekitInfo(daemon)["setup_code"] as? String)
+        let wrong = code == "111-22-333" ? "111-22-334" : "111-22-333"
+        for _ in 0..<2 { XCTAssertEqual(try homekitPair(daemon, code: wrong).termination, .exited(1)) }
+        XCTAssertEqual(try pair(daemon, as: "owner-phone").termination, .exited(0))
+        let port = try homekitPort(daemon)
+        let add = try hap(["add", "--pairing", pairingFile, "--port", port, "--controller-id", "guest-phone", "--key", HomeKitTests.someKey])
+        XCTAssertEqual(add.termination, .exited(0), add.stdout + add.stderr)
+        let remove = try hap(["remove", "--pairing", pairingFile, "--port", port, "--controller-id", "guest-phone"])
+        XCTAssertEqual(remove.termination, .exited(0), remove.stdout + remove.stderr)
+        assertExit(try pins(daemon, ["homekit", "reset"]), 0)
+
+        var records: [[String: Any]] = []
+        waitUntil("the reset in the history", timeout: .seconds(5)) {
+            records = (try? self.pins(daemon, ["log", "--json"])).flatMap { json($0.stdout) as? [[String: Any]] } ?? []
+            return records.contains { $0["kind"] as? String == "homekit-reset" }
+        }
+        func the(_ kind: String) -> [[String: Any]] { records.filter { $0["kind"] as? String == kind } }
+        let wrongCodes = the("wrong-setup-code")
+        XCTAssertEqual(wrongCodes.count, 1, "one record for the burst: \(records)")
+        XCTAssertTrue((wrongCodes.first?["source"] as? String ?? "").hasPrefix("homekit 127.0.0.1:"), "\(wrongCodes)")
+        XCTAssertEqual(wrongCodes.first?["detail"] as? String, "1 of 100 tries")
+        let pairs = the("pair").map { [$0["label"] as? String ?? "?", $0["source"] as? String ?? "?", $0["detail"] as? String ?? "?"] }
+        XCTAssertEqual(pairs.count, 2, "\(records)")
+        if pairs.count == 2 {
+            XCTAssertEqual(pairs[0][0], "owner-phone")
+            XCTAssertTrue(pairs[0][1].hasPrefix("homekit 127.0.0.1:"), "paired by pair-setup from its address: \(pairs[0])")
+            XCTAssertEqual(pairs[0][2], "admin")
+            XCTAssertEqual(pairs[1], ["guest-phone", "homekit owner-phone", "user"], "added by the admin")
+        }
+        let unpairs = the("unpair")
+        XCTAssertEqual(unpairs.map { $0["label"] as? String }, ["guest-phone"])
+        XCTAssertEqual(unpairs.first?["source"] as? String, "homekit owner-phone")
+        let reset = the("homekit-reset")
+        XCTAssertEqual(reset.first?["detail"] as? String, "1 pairing forgotten, a new setup code")
+        XCTAssertTrue((reset.first?["source"] as? String ?? "").hasPrefix("local "), "\(reset)")
+        let table = try pins(daemon, ["log"])
+        for kind in ["wrong-setup-code", "pair", "unpair", "homekit-reset"] { XCTAssertTrue(table.stdout.contains(kind), table.stdout) }
+
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let attempts = readText(pinsPath + ".events.attempts")
+        XCTAssertTrue(attempts.contains("\"kind\":\"wrong-setup-code\"") && attempts.contains("\"count\":1"),
+                      "the burst's count when garaged stopped: \(attempts)")
+    }
 }

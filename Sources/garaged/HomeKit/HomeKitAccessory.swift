@@ -13,6 +13,8 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     let database: HAPDatabase
     let log: Logger
     let clock: any MonotonicClock
+    /// Where the history's records go (pairings, wrong setup codes): the door loop's inbox.
+    let inbox: LoopInbox
     /// The one pair-setup at a time.
     private var setup = PairSetup()
     private var followers: [HAPDoorFollower]
@@ -26,12 +28,13 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     struct WeakConnection { weak var connection: HomeKitConnection? }
 
     init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, clock: any MonotonicClock,
-         log: Logger) {
+         inbox: LoopInbox, log: Logger) {
         self.state = state
         self.file = file
         self.database = database
         self.crypto = crypto
         self.clock = clock
+        self.inbox = inbox
         self.log = log
         followers = Array(repeating: HAPDoorFollower(), count: database.doors.count)
         views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
@@ -90,15 +93,46 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         case .failed?:
             _ = change("failed pair-setup", { $0.failedSetups += 1 })
             log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(state.failedSetups), "why": "a wrong setup code"])
+            record(.wrongSetupCode, by: peer, detail: "\(state.failedSetups) of \(HAPAccessoryState.maxFailures) tries")
         case .paired(let p)?:
             guard change("pairing", { _ = $0.add(p) }) else {
                 return TLV8.encode([(HAPTLVType.state.rawValue, [6]), (HAPTLVType.error.rawValue, [HAPTLVError.unknown.rawValue])])
             }
-            log.info("homekit-paired", ["controller": p.id, "admin": "yes"])
+            log.info("homekit-paired", ["peer": peer, "controller": p.id, "admin": "yes"])
+            record(.pair, by: peer, controller: p.id, detail: "admin")
         case nil:
             break
         }
         return reply
+    }
+
+    /// `POST /pairings` from the verified controller `by` (`admin`: whether it is one): the
+    /// reply. A change is saved before it goes, then logged and recorded in the history.
+    func pairings(_ body: [UInt8], by controller: String, admin: Bool) -> [UInt8] {
+        let (reply, asked) = PairingsRequest.handle(body, admin: admin, state: state)
+        switch asked {
+        case .add(let p)?:
+            guard change("pairing added", { _ = $0.add(p) }) else { return PairingsRequest.error(.unknown) }
+            log.info("homekit-pairing-added", ["by": controller, "controller": p.id, "admin": p.admin ? "yes" : "no"])
+            record(.pair, by: controller, controller: p.id, detail: p.admin ? "admin" : "user")
+        case .remove(let id)?:
+            let before = state.pairings.count
+            guard change("pairing removed", { $0.remove(id) }) else { return PairingsRequest.error(.unknown) }
+            log.info("homekit-pairing-removed", ["by": controller, "controller": id, "paired": String(state.pairings.count)])
+            record(.unpair, by: controller, controller: id,
+                   detail: state.isPaired || before == 1 ? nil : "no admin left: all \(before) pairings forgotten")
+        case nil:
+            break
+        }
+        return reply
+    }
+
+    /// Hands the history a HomeKit record: `by` is the peer or the controller that did it,
+    /// `controller` the pairing it is about. Wrong setup codes are summarised per burst from
+    /// every peer together (a guesser can reconnect at will).
+    private func record(_ kind: EventRecord.Kind, by: String, controller: String? = nil, detail: String?) {
+        inbox.record(EventRecord(time: EventRecord.now(), kind: kind, source: "homekit \(by)", label: controller, detail: detail),
+                     summaryKey: "homekit")
     }
 
     /// A connection's peer ("192.0.2.7:51234", "[2001:db8::7]:51234") without its port: who a

@@ -150,18 +150,7 @@ final class HomeKitConnection: Connection {
             prepared = (UInt64(bitPattern: pid), clock.now() + lasts)
             respond(json(200, ["status": 0]))
         case ("POST", "/pairings"):
-            let (reply, change) = PairingsRequest.handle(r.body, admin: admin, state: accessory.state)
-            switch change {
-            case .add(let p)?:
-                guard accessory.change("pairing added", { _ = $0.add(p) }) else { respond(tlv(PairingsRequest.error(.unknown))); return [] }
-                accessory.log.info("homekit-pairing-added", ["by": controller ?? "-", "controller": p.id, "admin": p.admin ? "yes" : "no"])
-            case .remove(let pid)?:
-                guard accessory.change("pairing removed", { $0.remove(pid) }) else { respond(tlv(PairingsRequest.error(.unknown))); return [] }
-                accessory.log.info("homekit-pairing-removed", ["by": controller ?? "-", "controller": pid,
-                                                               "paired": String(accessory.state.pairings.count)])
-            case nil: break
-            }
-            respond(tlv(reply))
+            respond(tlv(accessory.pairings(r.body, by: controller ?? "-", admin: admin)))
         default:
             respond(HTTPResponse(status: 404))
         }
