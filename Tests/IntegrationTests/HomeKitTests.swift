@@ -358,4 +358,37 @@ final class HomeKitTests: GaragedTestCase {
         XCTAssertTrue(attempts.contains("\"kind\":\"wrong-setup-code\"") && attempts.contains("\"count\":1"),
                       "the burst's count when garaged stopped: \(attempts)")
     }
+
+    /// On a full disk a wrong setup code was not counted (the count was saved before it was
+    /// kept, and the save failed), so the 100-try limit never came (W10). The count is now kept
+    /// in memory first, and pair-setup is refused (Backoff) while it cannot be saved; once it
+    /// can, it is saved and pair-setup opens again. The table's folder taken away makes every
+    /// save fail, as in `testAChangeThatCannotBeSavedIsNotMade`.
+    func testAWrongSetupCodeCountsEvenWhileItCannotBeSaved() throws {
+        let tableDir = dir + "/table"
+        XCTAssertEqual(mkdir(tableDir, 0o755), 0)
+        let pins = tableDir + "/pins"
+        try initTable(path: pins)
+        _ = try python()
+        let daemon = try startDaemon(["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1", "--auto-close-s", "0"], pins: pins)
+        let code = try XCTUnwrap(try homekitInfo(daemon)["setup_code"] as? String)
+        let wrong = code == "111-22-333" ? "111-22-334" : "111-22-333"
+        try FileManager.default.removeItem(atPath: tableDir)
+        let refused = try homekitPair(daemon, code: wrong)
+        XCTAssertTrue(refused.stdout.contains("AuthenticationError"), refused.stdout)
+        XCTAssertEqual(try homekitInfo(daemon)["failed_setups"] as? Int, 1, "counted though it could not be saved")
+        let held = try homekitPair(daemon)
+        XCTAssertEqual(held.termination, .exited(1))
+        XCTAssertTrue(held.stdout.contains("BackoffError"), "no code is tried while a failure is unsaved: " + held.stdout)
+        waitUntil("the failed save in the log", timeout: .seconds(5)) { daemon.log.contains("ERROR homekit-save-failed what=\"failed pair-setup\"") }
+
+        XCTAssertEqual(mkdir(tableDir, 0o755), 0)
+        let paired = try homekitPair(daemon)
+        XCTAssertEqual(paired.termination, .exited(0), paired.stdout + paired.stderr)
+        let info = try homekitInfo(daemon)
+        XCTAssertEqual(info["failed_setups"] as? Int, 1)
+        XCTAssertEqual(info["paired"] as? Bool, true)
+        XCTAssertTrue(readText(pins + ".homekit").contains("\"failed_setups\":1"), readText(pins + ".homekit"))
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

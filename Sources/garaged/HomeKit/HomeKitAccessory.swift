@@ -17,6 +17,9 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     let inbox: LoopInbox
     /// The one pair-setup at a time.
     private var setup = PairSetup()
+    /// A wrong setup code is counted in `state` but not yet saved: pair-setup is refused until
+    /// it is, so no code is tried that could not be counted.
+    private var failureUnsaved = false
     private var followers: [HAPDoorFollower]
     /// Each door as HomeKit last read it.
     private(set) var views: [HAPDoorView]
@@ -76,6 +79,7 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         }
         let wasPaired = state.isPaired
         state = copy
+        failureUnsaved = false
         if wasPaired != state.isPaired { pairingsChanged?(state.isPaired) }
         // A controller whose pairing went has no session any more.
         for c in live where c.controller.map({ state.pairing($0) == nil }) ?? false { c.closeAfterReplies() }
@@ -87,11 +91,21 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     /// `POST /pair-setup` on connection `connection` from `peer` ("address:port"): the reply. A
     /// wrong code is counted, and a new pairing saved, before it goes.
     func pairSetup(_ body: [UInt8], connection: Int, peer: String) -> [UInt8] {
+        if failureUnsaved, (try? file.save(state)) != nil {
+            failureUnsaved = false
+            log.info("homekit-failures-saved", ["failures": String(state.failedSetups), "effect": "pair-setup is open again"])
+        }
         let (reply, effect) = setup.handle(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
-                                           crypto: crypto, at: clock.now())
+                                           crypto: crypto, at: clock.now(), canCountFailures: !failureUnsaved)
         switch effect {
         case .failed?:
-            _ = change("failed pair-setup", { $0.failedSetups += 1 })
+            // Counted before it is saved: a full disk cannot make a wrong code free.
+            state.failedSetups += 1
+            do { try file.save(state) } catch {
+                failureUnsaved = true
+                log.error("homekit-save-failed", ["what": "failed pair-setup", "error": error.description,
+                                                  "effect": "counted, and pair-setup is refused until the count can be saved"])
+            }
             log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(state.failedSetups), "why": "a wrong setup code"])
             record(.wrongSetupCode, by: peer, detail: "\(state.failedSetups) of \(HAPAccessoryState.maxFailures) tries")
         case .paired(let p)?:
