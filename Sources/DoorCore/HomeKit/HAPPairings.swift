@@ -95,10 +95,15 @@ public struct HAPAccessoryState: Equatable, Sendable {
     }
 
     /// Removes a pairing; removing the last admin forgets every pairing, as HomeKit requires
-    /// (nobody would be left to manage the others).
-    public mutating func remove(_ id: String) {
+    /// (nobody would be left to manage the others). An accessory left unpaired so has a new
+    /// setup code: whoever saw the old one (a photo of the QR code, a look at the owner's
+    /// screen) could otherwise pair with it again.
+    public mutating func remove(_ id: String, crypto: any HAPCrypto) {
         pairings.removeAll { $0.id == id }
-        if !pairings.contains(where: \.admin) { pairings = [] }
+        if !pairings.contains(where: \.admin) {
+            pairings = []
+            setupCode = SetupCode.random(crypto: crypto)
+        }
     }
 }
 

@@ -131,10 +131,12 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
             record(.pair, by: controller, controller: p.id, detail: p.admin ? "admin" : "user")
         case .remove(let id)?:
             let before = state.pairings.count
-            guard change("pairing removed", { $0.remove(id) }) else { return PairingsRequest.error(.unknown) }
-            log.info("homekit-pairing-removed", ["by": controller, "controller": id, "paired": String(state.pairings.count)])
+            guard change("pairing removed", { $0.remove(id, crypto: crypto) }) else { return PairingsRequest.error(.unknown) }
+            log.info("homekit-pairing-removed", [("by", controller), ("controller", id), ("paired", String(state.pairings.count))]
+                     + (state.isPaired ? [] : [("setup_code", "new (garage-pins homekit shows it)")]))
             record(.unpair, by: controller, controller: id,
-                   detail: state.isPaired || before == 1 ? nil : "no admin left: all \(before) pairings forgotten")
+                   detail: state.isPaired ? nil : before == 1 ? "the last pairing: a new setup code"
+                       : "no admin left: all \(before) pairings forgotten, a new setup code")
         case nil:
             break
         }

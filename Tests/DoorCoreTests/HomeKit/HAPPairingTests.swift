@@ -236,10 +236,13 @@ final class HAPPairingTests: XCTestCase {
         _ = state.add(HAPPairing(id: "owner", publicKey: [UInt8](repeating: 1, count: 32), admin: true))
         _ = state.add(HAPPairing(id: "guest", publicKey: [UInt8](repeating: 2, count: 32), admin: false))
         XCTAssertFalse(state.add(HAPPairing(id: "owner", publicKey: [UInt8](repeating: 3, count: 32), admin: true)), "an id keeps its key")
-        state.remove("guest")
+        state.remove("guest", crypto: crypto)
         XCTAssertEqual(state.pairings.map(\.id), ["owner"])
         _ = state.add(HAPPairing(id: "guest", publicKey: [UInt8](repeating: 2, count: 32), admin: false))
-        state.remove("owner")
+        XCTAssertEqual(state.setupCode, accessory().setupCode, "still paired: the same code")
+        state.remove("owner", crypto: crypto)
         XCTAssertEqual(state.pairings, [], "no admin left: nobody")
+        XCTAssertNotEqual(state.setupCode, accessory().setupCode, "unpaired: a new setup code")
+        XCTAssertTrue(SetupCode.isValid(state.setupCode))
     }
 }
