@@ -39,11 +39,27 @@ struct DaemonOptions: ParsableArguments {
     func records(_ command: LocalCommand) throws(CLIError) -> [JSONValue] {
         var out: [JSONValue] = []
         for record in try send(.local(command)) where record.hasPrefix("{") {
-            do { out.append(try JSONParser.parse(record)) } catch {
+            do { out.append(try DaemonOptions.printable(record)) } catch {
                 throw .refused("garaged sent a record this garage-pins cannot read (\(error)); are both the same version?")
             }
         }
         return out
+    }
+
+    /// A JSON record from garaged, as garage-pins prints it: every string in it (keys too) with
+    /// its control characters escaped (`\n`, `\x1b`), so no name garaged passes on (a pairing id,
+    /// a door's name, a history record's) can forge a line of the output or send the terminal a
+    /// sequence. Every record garage-pins reads comes through here.
+    static func printable(_ record: String) throws(JSONError) -> JSONValue {
+        func escaped(_ v: JSONValue) -> JSONValue {
+            switch v {
+            case .string(let s): return .string(s.escapingControlCharacters)
+            case .array(let items): return .array(items.map(escaped))
+            case .object(let members): return .object(members.map { ($0.0.escapingControlCharacters, escaped($0.1)) })
+            case .null, .bool, .number: return v
+            }
+        }
+        return escaped(try JSONParser.parse(record))
     }
 
     /// Follows a topic, handing each pushed JSON record to `body`, until the daemon goes away.
@@ -56,7 +72,7 @@ struct DaemonOptions: ParsableArguments {
     func follow(_ command: LocalCommand, _ body: (JSONValue) -> Bool) throws(CLIError) {
         let request = Request(pin: try resolvedPIN(), command: .local(command))
         try DaemonClient(socketPath: socket).follow(CommandCodec.encode(request)) { (record: String) throws(CLIError) -> Bool in
-            guard let value = try? JSONParser.parse(record) else { return true }
+            guard let value = try? DaemonOptions.printable(record) else { return true }
             let more = body(value)
             fflush(nil)
             return more

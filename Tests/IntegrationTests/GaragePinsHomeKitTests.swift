@@ -218,4 +218,27 @@ final class GaragePinsHomeKitTests: GaragedTestCase {
         XCTAssertEqual(try pins(daemon, ["homekit", "pairings", "--json"]).stdout, "[]\n")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// Removing the last admin forgets every pairing, and the setup code stayed valid: whoever
+    /// had seen it could pair again (issue 29). Unpaired so, the accessory now has a new code,
+    /// which `homekit` shows and which pairs; the old one is refused as a wrong code.
+    func testTheLastAdminLeavingMakesANewSetupCode() throws {
+        _ = try python()
+        let daemon = try homekitDaemon()
+        let old = try XCTUnwrap(try info(daemon)["setup_code"] as? String)
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        let unpaired = try hap(["unpair", "--pairing", pairingFile, "--port", try homekitPort(daemon)])
+        XCTAssertEqual(unpaired.termination, .exited(0), unpaired.stdout + unpaired.stderr)
+        let record = try info(daemon)
+        XCTAssertEqual(record["paired"] as? Bool, false)
+        let new = try XCTUnwrap(record["setup_code"] as? String)
+        XCTAssertNotEqual(new, old, "a new setup code once the last admin left")
+        let shown = try pins(daemon, ["homekit", "--no-qr"])
+        assertExit(shown, 0)
+        XCTAssertTrue(shown.stdout.contains(new) && !shown.stdout.contains(old), shown.stdout)
+        let stale = try homekitPair(daemon, code: old)
+        XCTAssertTrue(stale.stdout.contains("AuthenticationError"), "the old code no longer pairs: " + stale.stdout)
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0), "the new one does")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

@@ -22,6 +22,8 @@ Subcommands (run `hapctl.py SUBCOMMAND -h` for details):
     unpair      --pairing FILE
     share       --pairing FILE --to OTHER_FILE --admin 0|1
     hold        --pairing FILE --ready-file F --go-file G (--remove ID | --put AID.IID=VALUE)
+    add         --pairing FILE --controller-id ID [--controller-id ...] --key HEX [--admin]
+    remove      --pairing FILE --controller-id ID [--controller-id ...]
 
 VALUE is parsed as JSON (0, 1, true, 21.5, "text"); anything that is not valid JSON
 is taken as a string.
@@ -339,6 +341,12 @@ async def cmd_pair(args) -> int:
         port=args.port,
     )
     discovery = IpDiscovery(controller, service)
+    if args.controller_id is not None:
+        # aiohomekit names the controller with a fresh uuid4; --controller-id chooses it.
+        import types
+        import aiohomekit.controller.ip.discovery as discovery_module
+
+        discovery_module.uuid = types.SimpleNamespace(uuid4=lambda: args.controller_id)
     started = time.monotonic()
     try:
         await connect(discovery.connection, args.connect_retry)
@@ -622,6 +630,47 @@ async def cmd_hold(args) -> int:
     return EXIT_OK
 
 
+async def post_pairings(args, requests) -> int:
+    """POST /pairings once per list of TLV items, in turn, on one session; stops at the first
+    refusal: Refused (exit 4) with the accessory's TLV error and how many were done before."""
+    from aiohomekit.protocol.tlv import TLV
+
+    pairing, _ = await open_pairing(args)
+    done = 0
+    try:
+        await ensure_connected(pairing, args)
+        for items in requests:
+            answer = dict(await pairing.connection.post_tlv("/pairings", [(TLV.kTLVType_State, TLV.M1)] + items))
+            if TLV.kTLVType_Error in answer:
+                code = answer[TLV.kTLVType_Error][0]
+                raise Refused(f"the accessory answered TLV error {code} after {done} done", {"tlv_error": code, "done": done})
+            done += 1
+    finally:
+        await pairing.close()
+    emit({"ok": True, "done": done})
+    return EXIT_OK
+
+
+async def cmd_add(args) -> int:
+    from aiohomekit.protocol.tlv import TLV
+
+    permissions = TLV.kTLVType_Permission_AdminUser if args.admin else TLV.kTLVType_Permission_RegularUser
+    return await post_pairings(args, [
+        [(TLV.kTLVType_Method, TLV.AddPairing), (TLV.kTLVType_Identifier, controller_id.encode()),
+         (TLV.kTLVType_PublicKey, bytes.fromhex(args.key)), (TLV.kTLVType_Permissions, permissions)]
+        for controller_id in args.controller_id
+    ])
+
+
+async def cmd_remove(args) -> int:
+    from aiohomekit.protocol.tlv import TLV
+
+    return await post_pairings(args, [
+        [(TLV.kTLVType_Method, TLV.RemovePairing), (TLV.kTLVType_Identifier, controller_id.encode())]
+        for controller_id in args.controller_id
+    ])
+
+
 # ------------------------------------------------------------------------- main
 
 
@@ -656,6 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sf", type=int, default=1, help="mDNS `sf` status flags (default 1, unpaired)")
     sp.add_argument("--ff", type=int, default=0, help="mDNS `ff` feature flags (default 0: M1 method PairSetup)")
     sp.add_argument("--config-num", type=int, default=1, help="mDNS `c#` (default 1)")
+    sp.add_argument("--controller-id", help="this controller's pairing id (default: a fresh uuid4, as aiohomekit makes)")
     common(sp, endpoint=False)
 
     sp = sub.add_parser("accessories", help="print the accessory database")
@@ -698,6 +748,16 @@ def build_parser() -> argparse.ArgumentParser:
     then.add_argument("--remove", metavar="ID")
     then.add_argument("--put", action="append", type=parse_char_assign, metavar="AID.IID=VALUE")
     common(sp, timeout=60.0)
+    sp = sub.add_parser("add", help="add other controllers' pairings (admin only); exit 4 with the TLV error if refused")
+    sp.add_argument("--controller-id", required=True, action="append",
+                    help="a pairing id to add (any text: the accessory decides); repeat it to add several in turn")
+    sp.add_argument("--key", required=True, metavar="HEX", help="its Ed25519 public key, 64 hex digits")
+    sp.add_argument("--admin", action="store_true", help="as an admin (default: a user)")
+    common(sp)
+
+    sp = sub.add_parser("remove", help="remove controllers' pairings by id (admin only); exit 4 with the TLV error if refused")
+    sp.add_argument("--controller-id", required=True, action="append", help="a pairing id to remove; repeat it for several")
+    common(sp)
     return p
 
 
@@ -711,6 +771,8 @@ COMMANDS = {
     "unpair": cmd_unpair,
     "share": cmd_share,
     "hold": cmd_hold,
+    "add": cmd_add,
+    "remove": cmd_remove,
 }
 
 

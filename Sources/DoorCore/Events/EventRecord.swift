@@ -26,15 +26,21 @@ public struct EventRecord: Equatable, Sendable {
         case closeAfter = "close-after"
         /// A stop request (Home Assistant's STOP).
         case halt
-        /// A phone bonded, or the owner unpaired one (`--ble-security paired`).
+        /// A phone bonded, or the owner unpaired one (`--ble-security paired`); a HomeKit
+        /// controller paired, or an admin added or removed one.
         case pair, unpair
+        /// A wrong HomeKit setup code (pair-setup's proof failed).
+        case wrongSetupCode = "wrong-setup-code"
+        /// The owner forgot every HomeKit pairing (`garage-pins homekit reset`).
+        case homekitReset = "homekit-reset"
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
     /// (real presses, PIN changes, starts and stops, unlocks, pairings) is `kept`: it has a
     /// part of the history of its own that nothing repeatable can push out, so a real press
     /// outlives any noise. Everything that can repeat at will is an `attempt`, summarised per
-    /// burst and kept in a part of its own: what a stranger or a guest can repeat (wrong PINs,
+    /// burst and kept in a part of its own: what a stranger or a guest can repeat (wrong PINs and
+    /// setup codes,
     /// lockouts, stale or refused requests, opens that pressed nothing, holds, the light) and
     /// what the door reports over and over (warnings and their cancelling, faults of a
     /// chattering switch, a door moved by hand, "left open").
@@ -72,10 +78,10 @@ public struct EventRecord: Equatable, Sendable {
 
     public var importance: Importance {
         switch kind {
-        case .start, .stop, .autoClose, .unlock, .pair, .unpair: return .kept
+        case .start, .stop, .autoClose, .unlock, .pair, .unpair, .homekitReset: return .kept
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
         case .add, .edit, .delete, .label, .doors, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
-        case .wrongPIN, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt
+        case .wrongPIN, .wrongSetupCode, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt
         }
     }
 

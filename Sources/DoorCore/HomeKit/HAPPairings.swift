@@ -10,6 +10,18 @@ public struct HAPPairing: Equatable, Sendable {
         self.publicKey = publicKey
         self.admin = admin
     }
+
+    /// The longest pairing id taken: HomeKit's are 36-character UUIDs.
+    public static let maxIDLength = 64
+
+    /// A pairing id as a controller sent it (pair-setup's M5, `POST /pairings`), if it is one:
+    /// 1 to `maxIDLength` bytes of printable ASCII without spaces. It is kept in `<table>.homekit`
+    /// and printed in the log, the history and `garage-pins homekit pairings`, so nothing longer
+    /// and no control character gets in.
+    public static func id(_ bytes: [UInt8]) -> String? {
+        guard (1...maxIDLength).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// The accessory's side of HomeKit: who it is (its id and Ed25519 key), the code a controller
@@ -83,10 +95,15 @@ public struct HAPAccessoryState: Equatable, Sendable {
     }
 
     /// Removes a pairing; removing the last admin forgets every pairing, as HomeKit requires
-    /// (nobody would be left to manage the others).
-    public mutating func remove(_ id: String) {
+    /// (nobody would be left to manage the others). An accessory left unpaired so has a new
+    /// setup code: whoever saw the old one (a photo of the QR code, a look at the owner's
+    /// screen) could otherwise pair with it again.
+    public mutating func remove(_ id: String, crypto: any HAPCrypto) {
         pairings.removeAll { $0.id == id }
-        if !pairings.contains(where: \.admin) { pairings = [] }
+        if !pairings.contains(where: \.admin) {
+            pairings = []
+            setupCode = SetupCode.random(crypto: crypto)
+        }
     }
 }
 

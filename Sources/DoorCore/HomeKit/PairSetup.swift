@@ -3,6 +3,10 @@
 /// long-term key under keys derived from SRP's, and the controller becomes the first admin.
 /// Pure: the crypto is injected, the clock passed in, and what must be kept (a failure, a new
 /// pairing) comes back as an `Effect` for the caller to save before it answers.
+///
+/// A pair-setup holds the accessory from its M1 for at most `abandonAfter`, however often its
+/// connection starts again; a peer whose hold ran out or whose connection left mid-way is Busy
+/// for `cooldown` after, so a stranger restarting now and then cannot keep the owner out.
 public struct PairSetup: Sendable {
     /// What the caller must do besides sending the reply.
     public enum Effect: Equatable, Sendable {
@@ -23,21 +27,35 @@ public struct PairSetup: Sendable {
     }
 
     private var step: Step = .idle
+    /// The address of the peer holding the accessory (meaningful while `step` is not idle).
+    private var holder = ""
+    /// Peers that abandoned a hold, and until when they are Busy.
+    private var cooling: [String: Instant] = [:]
     private var starts: [Instant] = []
-    /// A pair-setup left half-done this long no longer holds the accessory Busy.
+    /// The longest a pair-setup holds the accessory, counted from its first M1: restarting on
+    /// the same connection does not renew it.
     public static let abandonAfter: Duration = .seconds(30)
+    /// How long a peer whose hold ran out, or whose connection closed mid-way, is Busy after:
+    /// long enough for someone else to start.
+    public static let cooldown: Duration = .seconds(30)
 
     public init() {}
 
-    /// Handles one request's TLV8 body from connection `connection`; returns the reply body
-    /// and what must be kept.
-    public mutating func handle(_ body: [UInt8], connection: Int, accessory: HAPAccessoryState, crypto: any HAPCrypto,
-                                at now: Instant) -> (reply: [UInt8], effect: Effect?) {
+    /// Handles one request's TLV8 body from connection `connection` of the peer at `peer` (its
+    /// address without the port: the peer a cooldown holds back); returns the reply body and
+    /// what must be kept. While `canCountFailures` is false (a wrong code could not be kept), a
+    /// new pair-setup is refused with Backoff: no code is tried that could not be counted.
+    public mutating func handle(_ body: [UInt8], connection: Int, peer: String = "", accessory: HAPAccessoryState,
+                                crypto: any HAPCrypto, at now: Instant,
+                                canCountFailures: Bool = true) -> (reply: [UInt8], effect: Effect?) {
         guard let items = try? TLV8.decode(body), let state = items.firstValue(.state)?.first else {
             return (error(2, .unknown), nil)
         }
+        expire(at: now)
         switch state {
-        case 1: return (start(connection: connection, accessory: accessory, crypto: crypto, at: now), nil)
+        case 1:
+            guard canCountFailures else { return (backoff, nil) }
+            return (start(connection: connection, peer: peer, accessory: accessory, crypto: crypto, at: now), nil)
         case 3: return prove(items, connection: connection, crypto: crypto, at: now)
         case 5: return exchange(items, connection: connection, accessory: accessory, crypto: crypto)
         default:
@@ -45,9 +63,13 @@ public struct PairSetup: Sendable {
         }
     }
 
-    /// The connection closed: a pair-setup it had begun no longer holds the accessory.
-    public mutating func connectionClosed(_ connection: Int) {
-        if owner == connection { step = .idle }
+    /// The connection closed: a pair-setup it had begun no longer holds the accessory, and its
+    /// peer cools down (a stranger cannot close and start again to keep it).
+    public mutating func connectionClosed(_ connection: Int, at now: Instant) {
+        expire(at: now)
+        guard owner == connection else { return }
+        cooling[holder] = now + PairSetup.cooldown
+        step = .idle
     }
 
     private var owner: Int? {
@@ -64,32 +86,47 @@ public struct PairSetup: Sendable {
         }
     }
 
-    private mutating func start(connection: Int, accessory: HAPAccessoryState, crypto: any HAPCrypto, at now: Instant) -> [UInt8] {
+    /// Ends a hold that has lasted `abandonAfter`: its peer cools down from the moment it ran out.
+    private mutating func expire(at now: Instant) {
+        guard let since, now - since >= PairSetup.abandonAfter else { return }
+        cooling[holder] = since + PairSetup.abandonAfter + PairSetup.cooldown
+        step = .idle
+    }
+
+    private mutating func start(connection: Int, peer: String, accessory: HAPAccessoryState, crypto: any HAPCrypto,
+                                at now: Instant) -> [UInt8] {
         if accessory.isPaired { return error(2, .unavailable) }
         if accessory.failedSetups >= HAPAccessoryState.maxFailures { return error(2, .maxTries) }
-        if let owner, owner != connection, let since, now - since < PairSetup.abandonAfter { return error(2, .busy) }
+        if let owner, owner != connection { return error(2, .busy) }
+        cooling = cooling.filter { $0.value > now }
+        if owner == nil, cooling[peer] != nil { return error(2, .busy) }
         starts = starts.filter { now - $0 < .seconds(60) }
-        guard starts.count < PairSetup.maxStartsPerMinute else {
-            return TLV8.encode([(HAPTLVType.state.rawValue, [2]), (HAPTLVType.error.rawValue, [HAPTLVError.backoff.rawValue]),
-                                (HAPTLVType.retryDelay.rawValue, [60])])
-        }
+        guard starts.count < PairSetup.maxStartsPerMinute else { return backoff }
         starts.append(now)
         let srp = SRPServer(username: "Pair-Setup", password: accessory.setupCode, salt: crypto.randomBytes(16),
                             secret: crypto.randomBytes(32), crypto: crypto)
-        step = .sentSalt(connection: connection, srp: srp, since: now)
+        // Starting again keeps the hold's first moment: a hold is never renewed.
+        step = .sentSalt(connection: connection, srp: srp, since: since ?? now)
+        holder = peer
         return TLV8.encode([(HAPTLVType.state.rawValue, [2]), (HAPTLVType.salt.rawValue, srp.salt),
                             (HAPTLVType.publicKey.rawValue, srp.publicKey)])
     }
 
+    /// Backoff, try again in a minute: too many starts, or a wrong code that could not be kept.
+    private var backoff: [UInt8] {
+        TLV8.encode([(HAPTLVType.state.rawValue, [2]), (HAPTLVType.error.rawValue, [HAPTLVError.backoff.rawValue]),
+                     (HAPTLVType.retryDelay.rawValue, [60])])
+    }
+
     private mutating func prove(_ items: [(type: UInt8, value: [UInt8])], connection: Int, crypto: any HAPCrypto,
                                 at now: Instant) -> (reply: [UInt8], effect: Effect?) {
-        guard case .sentSalt(let c, let srp, _) = step, c == connection else { return (error(4, .unknown), nil) }
+        guard case .sentSalt(let c, let srp, let since) = step, c == connection else { return (error(4, .unknown), nil) }
         guard let a = items.firstValue(.publicKey), let proof = items.firstValue(.proof),
               let verified = srp.verify(clientPublicKey: a, proof: proof) else {
             step = .idle
             return (error(4, .authentication), .failed)
         }
-        step = .proved(connection: connection, key: verified.sessionKey, since: now)
+        step = .proved(connection: connection, key: verified.sessionKey, since: since)
         return (TLV8.encode([(HAPTLVType.state.rawValue, [4]), (HAPTLVType.proof.rawValue, verified.proof)]), nil)
     }
 
@@ -101,7 +138,7 @@ public struct PairSetup: Sendable {
         guard let sealed = items.firstValue(.encryptedData),
               let plain = crypto.open(key: encryptKey, nonce: HAPNonce.named("PS-Msg05"), sealed, aad: []),
               let sub = try? TLV8.decode(plain),
-              let idBytes = sub.firstValue(.identifier), let id = String(validating: idBytes, as: UTF8.self), !id.isEmpty,
+              let idBytes = sub.firstValue(.identifier), let id = HAPPairing.id(idBytes),
               let ltpk = sub.firstValue(.publicKey), ltpk.count == 32,
               let signature = sub.firstValue(.signature) else {
             return (error(6, .authentication), nil)

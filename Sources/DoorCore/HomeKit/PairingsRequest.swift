@@ -14,7 +14,7 @@ public enum PairingsRequest {
         guard admin else { return (error(.authentication), nil) }
         switch method {
         case 3:
-            guard let idBytes = items.firstValue(.identifier), let id = String(validating: idBytes, as: UTF8.self), !id.isEmpty,
+            guard let idBytes = items.firstValue(.identifier), let id = HAPPairing.id(idBytes),
                   let key = items.firstValue(.publicKey), key.count == 32,
                   let permissions = items.firstValue(.permissions)?.first else { return (error(.unknown), nil) }
             let pairing = HAPPairing(id: id, publicKey: key, admin: permissions & 1 == 1)
@@ -27,7 +27,8 @@ public enum PairingsRequest {
             guard let idBytes = items.firstValue(.identifier), let id = String(validating: idBytes, as: UTF8.self) else {
                 return (error(.unknown), nil)
             }
-            return (ok, .remove(id))
+            // Removing a pairing that is not there is done already: nothing to keep.
+            return (ok, state.pairing(id) == nil ? nil : .remove(id))
         case 5:
             var list: [(UInt8, [UInt8])] = [(HAPTLVType.state.rawValue, [2])]
             for (i, p) in state.pairings.enumerated() {

@@ -30,7 +30,7 @@ public struct Labels: Equatable, Sendable {
     /// Why `name` cannot be a label, or nil when it can.
     public static func problem(with name: String) -> String? {
         if name.utf8.count > maxLength { return "a label is at most \(maxLength) bytes, and \"\(name)\" is \(name.utf8.count)" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+        if name.unicodeScalars.contains(where: \.isControlCharacter) {
             return "a label cannot contain tabs, newlines or other control characters"
         }
         if name.unicodeScalars.contains(where: { Labels.invisible.contains($0.value) }) {

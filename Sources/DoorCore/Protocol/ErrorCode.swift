@@ -67,7 +67,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors your PIN may use"
         case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"
         case .obstructed: return "something breaks the photo-eye's beam across the doorway; clear the doorway and close again"
-        case .homekit: return "HomeKit is off; start garaged with --homekit (or homekit = on in its config)"
+        case .homekit: return "HomeKit is off; start garaged with --homekit (or homekit = on in its config); if it is on, garaged's log says why it is off (homekit-off)"
         }
     }
 }

@@ -16,6 +16,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case symlink(path: String, target: String, resolved: String?)
     case notRegular(path: String, kind: String)
     case tooLarge(path: String, size: Int, limit: Int)
+    /// A save refused because the file would be more than its reader takes.
+    case wouldBeTooLarge(path: String, size: Int, limit: Int, hint: String)
+    /// HomeKit's keys and pairings (`<table>.homekit`) that cannot be read.
+    case homekit(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -43,6 +47,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is \(kind), not a regular file; name a regular file (or a path that does not exist yet)"
         case .tooLarge(let path, let size, let limit):
             return "\(path) is \(size) bytes, more than the \(limit) such a file can be; is it the right file?"
+        case .wouldBeTooLarge(let path, let size, let limit, let hint):
+            return "not saved: \(path) would be \(size) bytes, more than the \(limit) garaged reads back at its next start; the change was refused and the file left as it was (\(hint))"
+        case .homekit(let path, let reason):
+            return "HomeKit's keys and pairings \(path) cannot be read: \(reason); fix the file, or remove it to make a new accessory (every controller must then pair again)"
         }
     }
 }

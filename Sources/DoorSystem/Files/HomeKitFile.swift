@@ -3,10 +3,13 @@ import DoorCore
 /// HomeKit's keys and pairings beside the table (`<table>.homekit`): the accessory's id and
 /// Ed25519 seed, the setup code and id, the configuration number, the failed pair-setups, and
 /// each controller's pairing. Written as safely as the table, readable by its owner only (the
-/// seed is the accessory's identity); a corrupt file stops the start with a clear error rather
-/// than silently making a new accessory every controller would have to pair with again.
+/// seed is the accessory's identity), and never larger than `maxBytes`, which is all `load`
+/// reads; a corrupt file is an error naming it (garaged then runs without HomeKit) rather than
+/// silently a new accessory every controller would have to pair with again.
 public struct HomeKitFile: Sendable {
     public let path: String
+    /// The most `load` reads, and so the most `save` writes.
+    public static let maxBytes = 64 * 1024
 
     public init(path: String) { self.path = path }
 
@@ -14,20 +17,33 @@ public struct HomeKitFile: Sendable {
 
     /// The kept state, nil when there is no file yet.
     public func load() throws(StoreError) -> HAPAccessoryState? {
-        guard let bytes = try AtomicFile.read(path, limit: 64 * 1024) else { return nil }
+        let bytes: [UInt8]
+        do throws(StoreError) {
+            guard let read = try AtomicFile.read(path, limit: HomeKitFile.maxBytes) else { return nil }
+            bytes = read
+        } catch {
+            guard case .tooLarge(_, let size, let limit) = error else { throw error }
+            throw .homekit(path: path, reason: "it is \(size) bytes, more than the \(limit) it can be")
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .invalid(path: path, reason: "not UTF-8 text")
+            throw .homekit(path: path, reason: "not UTF-8 text")
         }
         let json: JSONValue
-        do { json = try JSONParser.parse(text) } catch { throw .invalid(path: path, reason: "not JSON: \(error)") }
+        do { json = try JSONParser.parse(text) } catch { throw .homekit(path: path, reason: "not JSON: \(error)") }
         guard let state = HomeKitFile.decode(json) else {
-            throw .invalid(path: path, reason: "a member is missing or malformed (id, seed, setup_code, setup_id, config_number, pairings)")
+            throw .homekit(path: path, reason: "a member is missing or malformed (id, seed, setup_code, setup_id, config_number, pairings)")
         }
         return state
     }
 
+    /// Writes `state`, unless it would be more than `load` reads: then nothing is written.
     public func save(_ state: HAPAccessoryState) throws(StoreError) {
-        try AtomicFile.write(Array((HomeKitFile.encode(state).serialized + "\n").utf8), to: path, mode: 0o600)
+        let bytes = Array((HomeKitFile.encode(state).serialized + "\n").utf8)
+        guard bytes.count <= HomeKitFile.maxBytes else {
+            throw .wouldBeTooLarge(path: path, size: bytes.count, limit: HomeKitFile.maxBytes,
+                                   hint: "\(state.pairings.count) pairings; a controller's pairing id is at most \(HAPPairing.maxIDLength) bytes")
+        }
+        try AtomicFile.write(bytes, to: path, mode: 0o600)
     }
 
     static func encode(_ s: HAPAccessoryState) -> JSONValue {

@@ -108,7 +108,7 @@ struct Daemon {
         var listeners: [Listener] = []
         let homekit: HomeKitAccessory?
         do {
-            homekit = try settings.homekit ? startHomeKit(clock: clock, listeners: &listeners) : nil
+            homekit = try settings.homekit ? startHomeKit(clock: clock, inbox: inbox, listeners: &listeners) : nil
             let local = try LocalListener(path: settings.socket,
                                           group: settings.socketGroup.map { ($0.name, $0.gid) },
                                           required: settings.socketGroup?.explicit ?? false)
@@ -215,8 +215,10 @@ struct Daemon {
     }
 
     /// The HomeKit accessory and its listener: the kept keys and pairings (made on the first
-    /// start), the database of the configured doors. The setup code is never logged.
-    private func startHomeKit(clock: any MonotonicClock, listeners: inout [Listener]) throws(ConfigError) -> HomeKitAccessory {
+    /// start), the database of the configured doors. The setup code is never logged. Nil, said
+    /// as an error in the log, when the kept state cannot be loaded or saved: HomeKit stays off
+    /// and the door serves its other channels.
+    private func startHomeKit(clock: any MonotonicClock, inbox: LoopInbox, listeners: inout [Listener]) throws(ConfigError) -> HomeKitAccessory? {
         let crypto = LibCrypto()
         let database = HAPDatabase(name: settings.homekitName,
                                    doors: settings.doors.map { HAPDatabase.Door(name: $0.name ?? $0.id ?? settings.homekitName, hasLight: $0.light != nil) },
@@ -224,9 +226,12 @@ struct Daemon {
         let file = HomeKitFile(tablePath: settings.pins)
         let state: HAPAccessoryState
         do { state = try HomeKitAccessory.load(file: file, database: database, crypto: crypto) } catch {
-            throw ConfigError("\(error.description); fix the file, or remove it to make a new accessory (every controller must then pair again)")
+            log.error("homekit-off", ["file": file.path, "error": error.description,
+                                      "effect": "HomeKit stays off until the file is fixed or removed and garaged restarted; the door serves its other channels"])
+            return nil
         }
-        let accessory = HomeKitAccessory(state: state, file: file, database: database, crypto: crypto, log: log)
+        let accessory = HomeKitAccessory(state: state, file: file, database: database, crypto: crypto, clock: clock, inbox: inbox,
+                                         log: log)
         let listener = try HomeKitListener(bind: settings.homekitBind, port: settings.homekitPort, accessory: accessory, clock: clock)
         listeners.append(listener)
         log.info("homekit", ["port": String(listener.port), "address": listener.address, "id": state.id,

@@ -101,6 +101,8 @@ extension DoorLoop {
         case .reset:
             guard homekit.reset() else { return [.error(.store)] }
             log.warning("homekit-reset", ["by": source.description, "effect": "every pairing forgotten, a new setup code, every session closed"])
+            record(EventRecord(time: EventRecord.now(), kind: .homekitReset, source: source.description,
+                               detail: "\(state.pairings.count) pairing\(state.pairings.count == 1 ? "" : "s") forgotten, a new setup code"))
             return [.ok]
         }
     }

@@ -276,6 +276,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         carryOutRelays(released: p.released, overruns: p.overruns)
         for (command, door, arrived) in p.commands { handle(command, for: door, arrived: arrived) }
         for report in p.pairingReports { tell(report) }
+        for (r, key) in p.records { record([r], summaryKey: key) }
         return !worker.stopping
     }
 }

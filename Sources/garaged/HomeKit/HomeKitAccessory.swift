@@ -12,7 +12,14 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     let crypto: any HAPCrypto
     let database: HAPDatabase
     let log: Logger
-    var pairSetup = PairSetup()
+    let clock: any MonotonicClock
+    /// Where the history's records go (pairings, wrong setup codes): the door loop's inbox.
+    let inbox: LoopInbox
+    /// The one pair-setup at a time.
+    private var setup = PairSetup()
+    /// A wrong setup code is counted in `state` but not yet saved: pair-setup is refused until
+    /// it is, so no code is tried that could not be counted.
+    private var failureUnsaved = false
     private var followers: [HAPDoorFollower]
     /// Each door as HomeKit last read it.
     private(set) var views: [HAPDoorView]
@@ -23,11 +30,14 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
 
     struct WeakConnection { weak var connection: HomeKitConnection? }
 
-    init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, log: Logger) {
+    init(state: HAPAccessoryState, file: HomeKitFile, database: HAPDatabase, crypto: any HAPCrypto, clock: any MonotonicClock,
+         inbox: LoopInbox, log: Logger) {
         self.state = state
         self.file = file
         self.database = database
         self.crypto = crypto
+        self.clock = clock
+        self.inbox = inbox
         self.log = log
         followers = Array(repeating: HAPDoorFollower(), count: database.doors.count)
         views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
@@ -51,7 +61,7 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     func opened(_ c: HomeKitConnection) { sessions[ObjectIdentifier(c)] = WeakConnection(connection: c) }
     func closed(_ c: HomeKitConnection, id: Int) {
         sessions[ObjectIdentifier(c)] = nil
-        pairSetup.connectionClosed(id)
+        setup.connectionClosed(id, at: clock.now())
     }
 
     private var live: [HomeKitConnection] { sessions.values.compactMap(\.connection) }
@@ -69,10 +79,83 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         }
         let wasPaired = state.isPaired
         state = copy
+        failureUnsaved = false
         if wasPaired != state.isPaired { pairingsChanged?(state.isPaired) }
         // A controller whose pairing went has no session any more.
         for c in live where c.controller.map({ state.pairing($0) == nil }) ?? false { c.closeAfterReplies() }
         return true
+    }
+
+    // MARK: pairing
+
+    /// `POST /pair-setup` on connection `connection` from `peer` ("address:port"): the reply. A
+    /// wrong code is counted, and a new pairing saved, before it goes.
+    func pairSetup(_ body: [UInt8], connection: Int, peer: String) -> [UInt8] {
+        if failureUnsaved, (try? file.save(state)) != nil {
+            failureUnsaved = false
+            log.info("homekit-failures-saved", ["failures": String(state.failedSetups), "effect": "pair-setup is open again"])
+        }
+        let (reply, effect) = setup.handle(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
+                                           crypto: crypto, at: clock.now(), canCountFailures: !failureUnsaved)
+        switch effect {
+        case .failed?:
+            // Counted before it is saved: a full disk cannot make a wrong code free.
+            state.failedSetups += 1
+            do { try file.save(state) } catch {
+                failureUnsaved = true
+                log.error("homekit-save-failed", ["what": "failed pair-setup", "error": error.description,
+                                                  "effect": "counted, and pair-setup is refused until the count can be saved"])
+            }
+            log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(state.failedSetups), "why": "a wrong setup code"])
+            record(.wrongSetupCode, by: peer, detail: "\(state.failedSetups) of \(HAPAccessoryState.maxFailures) tries")
+        case .paired(let p)?:
+            guard change("pairing", { _ = $0.add(p) }) else {
+                return TLV8.encode([(HAPTLVType.state.rawValue, [6]), (HAPTLVType.error.rawValue, [HAPTLVError.unknown.rawValue])])
+            }
+            log.info("homekit-paired", ["peer": peer, "controller": p.id, "admin": "yes"])
+            record(.pair, by: peer, controller: p.id, detail: "admin")
+        case nil:
+            break
+        }
+        return reply
+    }
+
+    /// `POST /pairings` from the verified controller `by` (`admin`: whether it is one): the
+    /// reply. A change is saved before it goes, then logged and recorded in the history.
+    func pairings(_ body: [UInt8], by controller: String, admin: Bool) -> [UInt8] {
+        let (reply, asked) = PairingsRequest.handle(body, admin: admin, state: state)
+        switch asked {
+        case .add(let p)?:
+            guard change("pairing added", { _ = $0.add(p) }) else { return PairingsRequest.error(.unknown) }
+            log.info("homekit-pairing-added", ["by": controller, "controller": p.id, "admin": p.admin ? "yes" : "no"])
+            record(.pair, by: controller, controller: p.id, detail: p.admin ? "admin" : "user")
+        case .remove(let id)?:
+            let before = state.pairings.count
+            guard change("pairing removed", { $0.remove(id, crypto: crypto) }) else { return PairingsRequest.error(.unknown) }
+            log.info("homekit-pairing-removed", [("by", controller), ("controller", id), ("paired", String(state.pairings.count))]
+                     + (state.isPaired ? [] : [("setup_code", "new (garage-pins homekit shows it)")]))
+            record(.unpair, by: controller, controller: id,
+                   detail: state.isPaired ? nil : before == 1 ? "the last pairing: a new setup code"
+                       : "no admin left: all \(before) pairings forgotten, a new setup code")
+        case nil:
+            break
+        }
+        return reply
+    }
+
+    /// Hands the history a HomeKit record: `by` is the peer or the controller that did it,
+    /// `controller` the pairing it is about. Wrong setup codes are summarised per burst from
+    /// every peer together (a guesser can reconnect at will).
+    private func record(_ kind: EventRecord.Kind, by: String, controller: String? = nil, detail: String?) {
+        inbox.record(EventRecord(time: EventRecord.now(), kind: kind, source: "homekit \(by)", label: controller, detail: detail),
+                     summaryKey: "homekit")
+    }
+
+    /// A connection's peer ("192.0.2.7:51234", "[2001:db8::7]:51234") without its port: who a
+    /// pair-setup's cooldown holds back, whatever connection it comes on next.
+    static func address(of peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
     }
 
     /// `garage-pins homekit reset`: every pairing forgotten, a new setup code, every session closed.

@@ -119,21 +119,7 @@ final class HomeKitConnection: Connection {
         switch (r.method, r.path) {
         case ("POST", "/pair-setup"):
             guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
-            let (reply, effect) = accessory.pairSetup.handle(r.body, connection: id, accessory: accessory.state,
-                                                             crypto: accessory.crypto, at: clock.now())
-            switch effect {
-            case .failed?:
-                _ = accessory.change("failed pair-setup", { $0.failedSetups += 1 })
-                accessory.log.warning("homekit-pair-setup-failed", ["peer": peer, "failures": String(accessory.state.failedSetups),
-                                                                    "why": "a wrong setup code"])
-            case .paired(let p)?:
-                guard accessory.change("pairing", { _ = $0.add(p) }) else {
-                    respond(tlv(TLV8.encode([(HAPTLVType.state.rawValue, [6]), (HAPTLVType.error.rawValue, [HAPTLVError.unknown.rawValue])])))
-                    return []
-                }
-                accessory.log.info("homekit-paired", ["controller": p.id, "admin": "yes"])
-            case nil: break
-            }
+            let reply = accessory.pairSetup(r.body, connection: id, peer: peer)
             respond(tlv(reply))
         case ("POST", "/pair-verify"):
             guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
@@ -182,19 +168,10 @@ final class HomeKitConnection: Connection {
             prepared = (UInt64(bitPattern: pid), clock.now() + lasts)
             respond(json(200, ["status": 0]))
         case ("POST", "/pairings"):
+            // Rights are read from the pairings now, never copied into the session (a demoted
+            // admin is demoted at once).
             let admin = controller.flatMap { accessory.state.pairing($0)?.admin } ?? false
-            let (reply, change) = PairingsRequest.handle(r.body, admin: admin, state: accessory.state)
-            switch change {
-            case .add(let p)?:
-                guard accessory.change("pairing added", { _ = $0.add(p) }) else { respond(tlv(PairingsRequest.error(.unknown))); return [] }
-                accessory.log.info("homekit-pairing-added", ["by": controller ?? "-", "controller": p.id, "admin": p.admin ? "yes" : "no"])
-            case .remove(let pid)?:
-                guard accessory.change("pairing removed", { $0.remove(pid) }) else { respond(tlv(PairingsRequest.error(.unknown))); return [] }
-                accessory.log.info("homekit-pairing-removed", ["by": controller ?? "-", "controller": pid,
-                                                               "paired": String(accessory.state.pairings.count)])
-            case nil: break
-            }
-            respond(tlv(reply))
+            respond(tlv(accessory.pairings(r.body, by: controller ?? "-", admin: admin)))
         default:
             respond(HTTPResponse(status: 404))
         }

@@ -59,10 +59,13 @@ struct Logger: Sendable {
         sink.enqueue(line)
     }
 
-    /// Quotes values with spaces or quotes so a line stays machine-splittable.
+    /// Quotes values with spaces, quotes, backslashes or control characters so a line stays
+    /// machine-splittable, and escapes the control characters (`\n`, `\x1b`): no value, whoever
+    /// chose it (a pairing id, a door's name), can forge a line or reach a terminal as a sequence.
     static func quote(_ v: String) -> String {
-        guard v.isEmpty || v.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return v }
-        return "\"" + v.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
+        guard v.isEmpty || v.unicodeScalars.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.isControlCharacter })
+        else { return v }
+        return "\"" + v.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").escapingControlCharacters + "\""
     }
 
     /// True when JOURNAL_STREAM names the device and inode stderr is connected to, as

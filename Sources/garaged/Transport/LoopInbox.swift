@@ -6,8 +6,8 @@ import Synchronization
 
 /// What the daemon's other threads hand the door loop, and the wake-up that tells it: listeners
 /// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
-/// stamped with when they may have arrived, the pairing agent's reports, and how each channel
-/// stands. Every part that feeds the loop is given this at construction, so none holds the loop
+/// stamped with when they may have arrived, the pairing agent's reports, history records from
+/// below (HomeKit's pairings and wrong setup codes), and how each channel stands. Every part that feeds the loop is given this at construction, so none holds the loop
 /// itself; the loop takes everything at the top of each turn, and the relays' releases also
 /// straight after each wait.
 final class LoopInbox: Sendable {
@@ -20,6 +20,8 @@ final class LoopInbox: Sendable {
         var overruns: [Int: Int] = [:]
         var commands: [(command: Controller.ChannelCommand, door: Int, arrived: Instant)] = []
         var pairingReports: [PairingWindow.Report] = []
+        /// History records, each with what a burst of it is summarised under.
+        var records: [(record: EventRecord, summaryKey: String)] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
     }
@@ -51,6 +53,9 @@ final class LoopInbox: Sendable {
 
     /// What the pairing agent has to tell the owner.
     func pairing(_ report: PairingWindow.Report) { hand { $0.pairingReports.append(report) } }
+
+    /// A record for the history; an attempt is summarised per burst of the same `summaryKey`.
+    func record(_ record: EventRecord, summaryKey: String) { hand { $0.records.append((record, summaryKey)) } }
 
     /// How a channel stands now (it replaces what the loop has not yet taken).
     func channel(_ status: ChannelStatus) { hand { $0.channels[status.name] = status } }

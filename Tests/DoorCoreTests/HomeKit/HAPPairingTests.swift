@@ -85,11 +85,13 @@ final class HAPPairingTests: XCTestCase {
         var setup = PairSetup()
         var state = accessory()
         let m1 = tlv([(.state, [1]), (.method, [0])])
-        _ = setup.handle(m1, connection: 1, accessory: state, crypto: crypto, at: t0)
-        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, accessory: state, crypto: crypto, at: t0).reply)),
+        _ = setup.handle(m1, connection: 1, peer: "10.0.0.1", accessory: state, crypto: crypto, at: t0)
+        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
+                                                                      at: t0).reply)),
                        [HAPTLVError.busy.rawValue], "another connection's pair-setup is under way")
-        setup.connectionClosed(1)
-        XCTAssertNil(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, accessory: state, crypto: crypto, at: t0).reply)),
+        setup.connectionClosed(1, at: t0)
+        XCTAssertNil(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
+                                                                    at: t0).reply)),
                      "its connection closed: no longer busy")
         state.failedSetups = HAPAccessoryState.maxFailures
         XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 3, accessory: state, crypto: crypto, at: t0).reply)),
@@ -101,13 +103,38 @@ final class HAPPairingTests: XCTestCase {
         var fresh = PairSetup()
         let unpaired = accessory()
         for i in 0..<PairSetup.maxStartsPerMinute {
-            fresh.connectionClosed(i)
-            _ = fresh.handle(m1, connection: i, accessory: unpaired, crypto: crypto, at: t0 + .seconds(i))
-            fresh.connectionClosed(i)
+            _ = fresh.handle(m1, connection: i, peer: "10.0.0.\(i)", accessory: unpaired, crypto: crypto, at: t0 + .seconds(i))
+            fresh.connectionClosed(i, at: t0 + .seconds(i))
         }
         XCTAssertEqual(TLV8.first(.error, in: try decode(fresh.handle(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(20)).reply)),
                        [HAPTLVError.backoff.rawValue], "more than \(PairSetup.maxStartsPerMinute) starts a minute")
         XCTAssertNil(TLV8.first(.error, in: try decode(fresh.handle(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(61)).reply)))
+    }
+
+    /// A stranger's M1 every 25 s kept pair-setup Busy for ever (issue 29, W3): each restart
+    /// renewed its hold. A hold now ends 30 s after its first M1 however often its connection
+    /// starts again, and the peer whose hold ran out, or who closed mid-way, is Busy for 30 s
+    /// more on any connection, so someone else gets their turn.
+    func testAHoldIsNeverRenewedAndWhoAbandonedItWaitsItsTurn() throws {
+        var setup = PairSetup()
+        let state = accessory()
+        let m1 = tlv([(.state, [1]), (.method, [0])])
+        func start(_ connection: Int, _ peer: String, at s: Int) throws -> UInt8? {
+            let reply = setup.handle(m1, connection: connection, peer: peer, accessory: state, crypto: crypto, at: t0 + .seconds(s)).reply
+            return TLV8.first(.error, in: try decode(reply))?.first
+        }
+        let busy = HAPTLVError.busy.rawValue
+        XCTAssertNil(try start(1, "stranger", at: 0))
+        XCTAssertEqual(try start(2, "owner", at: 1), busy)
+        XCTAssertNil(try start(1, "stranger", at: 25), "its own connection may start again...")
+        XCTAssertEqual(try start(2, "owner", at: 29), busy, "...within its first 30 s")
+        XCTAssertEqual(try start(1, "stranger", at: 30), busy, "30 s after its first M1 the hold is over, restarts or not")
+        XCTAssertEqual(try start(3, "stranger", at: 30), busy, "and a new connection of the same peer waits too")
+        XCTAssertNil(try start(2, "owner", at: 31), "the owner's turn")
+        setup.connectionClosed(2, at: t0 + .seconds(32))
+        XCTAssertEqual(try start(4, "owner", at: 33), busy, "who closes mid-way waits as well")
+        XCTAssertEqual(try start(3, "stranger", at: 59), busy, "30 s after its hold ran out...")
+        XCTAssertNil(try start(3, "stranger", at: 60), "...the stranger may start again")
     }
 
     /// Pair-verify with a paired controller, then frames both ways; a stranger's M3 is refused,
@@ -175,15 +202,47 @@ final class HAPPairingTests: XCTestCase {
         XCTAssertEqual(SetupCode.setupURI(code: "031-45-154", setupID: "ABCD", category: 4).count, 7 + 9 + 4)
     }
 
+    /// A pairing id is 1 to 64 bytes of printable ASCII without spaces, from M5 and from an add
+    /// alike (issue 29, H3 and W2); and `<table>.homekit` is never written larger than garaged
+    /// reads back: such a save is refused whole, the file left as it was.
+    func testPairingIDsAreBoundedAndTheFileNeverOutgrowsWhatIsRead() throws {
+        XCTAssertEqual(HAPPairing.id(Array("E2C3F1A8-0B7D-4C55-9A41-6D2B8F0E1C37".utf8)), "E2C3F1A8-0B7D-4C55-9A41-6D2B8F0E1C37")
+        XCTAssertNotNil(HAPPairing.id([UInt8](repeating: 0x7E, count: HAPPairing.maxIDLength)))
+        for bad in ["", String(repeating: "a", count: 65), "a b", "a\nb", "a\u{1B}[31m", "caf\u{E9}"] {
+            XCTAssertNil(HAPPairing.id(Array(bad.utf8)), bad.debugDescription)
+        }
+        let admin = tlv([(.state, [1]), (.method, [3]), (.identifier, Array("a\nb".utf8)), (.publicKey, [UInt8](repeating: 1, count: 32)),
+                         (.permissions, [1])])
+        let (reply, change) = PairingsRequest.handle(admin, admin: true, state: accessory())
+        XCTAssertNil(change)
+        XCTAssertEqual(TLV8.first(.error, in: try decode(reply)), [HAPTLVError.unknown.rawValue])
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("garaged-hk-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = HomeKitFile(path: dir + "/pins.homekit")
+        try file.save(accessory())
+        var big = accessory()
+        big.pairings = (0..<40).map { HAPPairing(id: "\($0)" + String(repeating: "x", count: 2000), publicKey: [UInt8](repeating: 2, count: 32),
+                                                  admin: true) }
+        XCTAssertThrowsError(try file.save(big)) { error in
+            XCTAssertTrue("\(error)".contains("more than the 65536 garaged reads back"), "\(error)")
+        }
+        XCTAssertEqual(try file.load(), accessory(), "the file is as it was")
+    }
+
     func testRemovingTheLastAdminForgetsEveryPairing() {
         var state = accessory()
         _ = state.add(HAPPairing(id: "owner", publicKey: [UInt8](repeating: 1, count: 32), admin: true))
         _ = state.add(HAPPairing(id: "guest", publicKey: [UInt8](repeating: 2, count: 32), admin: false))
         XCTAssertFalse(state.add(HAPPairing(id: "owner", publicKey: [UInt8](repeating: 3, count: 32), admin: true)), "an id keeps its key")
-        state.remove("guest")
+        state.remove("guest", crypto: crypto)
         XCTAssertEqual(state.pairings.map(\.id), ["owner"])
         _ = state.add(HAPPairing(id: "guest", publicKey: [UInt8](repeating: 2, count: 32), admin: false))
-        state.remove("owner")
+        XCTAssertEqual(state.setupCode, accessory().setupCode, "still paired: the same code")
+        state.remove("owner", crypto: crypto)
         XCTAssertEqual(state.pairings, [], "no admin left: nobody")
+        XCTAssertNotEqual(state.setupCode, accessory().setupCode, "unpaired: a new setup code")
+        XCTAssertTrue(SetupCode.isValid(state.setupCode))
     }
 }
