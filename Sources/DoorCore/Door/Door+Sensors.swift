@@ -22,11 +22,12 @@ extension Door {
         return events
     }
 
-    /// The photo-eye's beam broke or cleared. A close waiting for its warning is called off the
-    /// moment the beam breaks (the gate would refuse it when due anyway; this ends the warning
-    /// at once). The position is not the photo-eye's to say.
+    /// The photo-eye's beam broke or cleared. A press waiting for its warning that may close
+    /// the door (gate rule 6: a close, an open of a STOPPED door, a STOP of an opening one) is
+    /// called off the moment the beam breaks (the gate would refuse it when due anyway; this
+    /// ends the warning at once). The position is not the photo-eye's to say.
     mutating func obstructionChanged() -> [Event] {
-        guard switches[.obstruction]?.stable == true, let p = pendingPress, p.reason == .close || p.reason == .autoClose else { return [] }
+        guard switches[.obstruction]?.stable == true, let p = pendingPress, mayClose(p.reason) else { return [] }
         return cancelPending(PressRefusal.obstructed.why)
     }
 

@@ -7,8 +7,9 @@
 /// daemon's own presses imply (the book's design). Every press, asked for or automatic, is
 /// decided by one gate (`Door+Gate.swift`) whose rules are the door's invariants: no press
 /// toward where the door is, none while the sensors contradict each other or the relay still
-/// presses, none for a late request, no automatic one after a failed close, and none from
-/// anywhere but CLOSED without the whole warning first when a warning output is wired. It
+/// presses, none for a late request, no automatic one after a failed close, none that may close
+/// the door while the photo-eye's beam is broken, and none from anywhere but CLOSED without the
+/// whole warning first when a warning output is wired. It
 /// never presses at start: a door found open is reported, not closed.
 /// Requests are in `Door+Requests.swift`, the switches in `Door+Sensors.swift`, the timers in
 /// `Door+Timers.swift`, the warning in `Door+Warning.swift`.

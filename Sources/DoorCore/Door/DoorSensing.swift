@@ -3,8 +3,8 @@
 public struct DoorSensing: Equatable, Sendable {
     public var closedSwitch: Bool
     public var openSwitch: Bool
-    /// The photo-eye's output is read (`--sensor-obstruction`): no close starts while its beam
-    /// is broken.
+    /// The photo-eye's output is read (`--sensor-obstruction`): no press that may close the door
+    /// starts while its beam is broken (the gate's rule 6).
     public var obstructionSwitch: Bool
 
     public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
