@@ -313,11 +313,15 @@ final class World {
             if sensed(.open) || position == .open { violate("open pressed toward where the door is (\(position))") }
         case .close, .autoClose:
             if sensed(.closed) || position == .closed { violate("\(reason) pressed toward where the door is (\(position))") }
-            if sensed(.obstruction) { violate("\(reason) pressed while the photo-eye's beam was broken") }
         case .stop:
             if !movedSinceStop { violate("a second STOP press without the door moving in between") }
             movedSinceStop = false
         }
+        // On a one-button opener every press may close the door but an open from CLOSED (it can
+        // only open) and a STOP of a closing door (it stops it, or sends it back up): none of
+        // those while the photo-eye's beam is broken.
+        let mayClose = reason == .open ? position != .closed && !sensed(.closed) : reason == .stop ? position != .closing : true
+        if mayClose && sensed(.obstruction) { violate("\(reason) pressed from \(position) while the photo-eye's beam was broken") }
         if garage.warning && position != .closed {
             let warned = warningSince.map { now - $0 } ?? .zero
             if warned < .seconds(Garage.warningS) {
