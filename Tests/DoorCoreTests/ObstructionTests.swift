@@ -133,6 +133,38 @@ final class ObstructionTests: XCTestCase {
         XCTAssertTrue(door.warningOn, "once the beam is clear the next auto-close is warned")
     }
 
+    /// W8 (issue 29): the beam broken 30 times for 60 ms, 40 ms clear between, during a warned
+    /// close, with the default 100 ms debounce. Debounced both ways, as a limit switch, no break
+    /// ever counted and the close was pressed. A break counts at once: the close is called off
+    /// at the first; the beam reads broken throughout (a close asked in a clear gap is refused)
+    /// and clear only once it stayed clear for the debounce. The door is driven as the daemon's
+    /// loop drives it: each edge with its stamp, then a turn (`advance`) at that time.
+    func testABeamBrokenBrieflyAgainAndAgainStopsAWarnedClose() {
+        var door = Door(timing: timing, sensing: sensing, debounce: .milliseconds(100), open: true, at: t(0))
+        XCTAssertEqual(door.request(open: false, at: t(0)).reply, .ok)
+        door.warningShown(at: t(0))
+        var events: [Door.Event] = []
+        for i in 0..<30 {
+            let broke = 3_000 + i * 100
+            events += door.sensor(.obstruction, active: true, at: t(broke)) + door.advance(to: t(broke))
+            XCTAssertEqual(door.isActive(.obstruction), true, "break \(i + 1) counts at once")
+            events += door.sensor(.obstruction, active: false, at: t(broke + 60)) + door.advance(to: t(broke + 60))
+            events += door.advance(to: t(broke + 99))
+            XCTAssertEqual(door.isActive(.obstruction), true, "40 ms clear is not clear")
+            if i == 15 { XCTAssertEqual(door.request(open: false, at: t(broke + 80)).reply, .error(.obstructed)) }
+        }
+        XCTAssertEqual(seen(events).filter { if case .pressCancelled = $0 { return true } else { return false } },
+                       [.pressCancelled(.close, PressRefusal.obstructed.why)], "called off at the first break")
+        // The last clear came at 5,960 ms: the beam counts as clear 100 ms later, not before.
+        events += door.advance(to: t(6_059))
+        XCTAssertEqual(door.isActive(.obstruction), true)
+        events += door.advance(to: t(6_060))
+        XCTAssertEqual(door.isActive(.obstruction), false)
+        events += door.advance(to: t(20_000))
+        XCTAssertEqual(pressed(events), [], "the close is never pressed")
+        XCTAssertFalse(door.warningOn)
+    }
+
     func testTheStatusAndHomeKitReadTheBeam() {
         var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
                                     door: openDoor(obstructed: true), store: MemoryStore())

@@ -3,7 +3,7 @@
 extension Door {
     /// A raw edge (or reading) of a switch, stamped when the kernel saw it. It counts once it
     /// has held for the debounce period (`advance` applies it then; the caller's timer
-    /// includes that moment). Only the switches are brought up to the stamp: no press is ever
+    /// includes that moment), but for the photo-eye's break, which counts at its stamp. Only the switches are brought up to the stamp: no press is ever
     /// decided at an edge's time, which may be in the past (a loop that stalled reads its
     /// edges late); presses wait for the caller's next `advance` to now, after every edge.
     public mutating func sensor(_ which: DoorSwitch, active: Bool, at stamp: Instant) -> [Event] {

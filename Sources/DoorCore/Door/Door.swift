@@ -121,7 +121,8 @@ public struct Door: Sendable, Equatable {
     var permitsIssued: UInt64 = 0
 
     /// A door in `sensing` mode whose switches read `closed` and `open` at `now` (ignored for
-    /// a switch it does not have). Without switches it is assumed CLOSED, as the book's was.
+    /// a switch it does not have). `debounce` is how long a limit switch's new level must hold,
+    /// and how long the photo-eye's beam must stay clear (its break counts at once). Without switches it is assumed CLOSED, as the book's was.
     /// `closeFailed` is what was kept of a close that failed before a restart: it holds until
     /// the door is seen CLOSED (at once, when it is found closed).
     public init(timing: DoorTiming, sensing: DoorSensing = .none, debounce: Duration = .zero,
@@ -134,7 +135,8 @@ public struct Door: Sendable, Equatable {
         autoCloseInterval = timing.autoClose
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
-        if sensing.obstructionSwitch { switches[.obstruction] = Debouncer(period: debounce, initial: obstructed) }
+        // A break counts at once: a beam broken often and briefly must not read as clear.
+        if sensing.obstructionSwitch { switches[.obstruction] = .photoEye(clearAfter: debounce, initial: obstructed) }
         let c = sensing.closedSwitch && closed, o = sensing.openSwitch && open
         switch (sensing.believed, c, o) {
         case (true, _, _): position = .closed
