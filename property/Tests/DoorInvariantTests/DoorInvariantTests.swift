@@ -81,6 +81,16 @@ import Testing
         #expect(world.presses.isEmpty)
     }
 
+    /// W8 (issue 29): the beam broken 30 times for 60 ms (40 ms clear between) during a warned
+    /// close, debounce 100 ms: debounced both ways, no break counted and the close was pressed.
+    @Test func aBeamBrokenBrieflyAgainAndAgainStopsAWarnedClose() {
+        var garage = garage(DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true), start: 1)
+        garage.debounceMs = 100
+        let flicker = (0..<30).flatMap { _ in [Step.beam, .wait(60), .beam, .wait(40)] }
+        let world = replay(garage, [.ask(.owner, .master, .close), .wait(2_000)] + flicker)
+        #expect(world.presses.isEmpty)
+    }
+
     /// W7: both switches at once (one stuck) stopped neither auto-close nor `O=0`.
     @Test func contradictingSwitchesStopEveryPress() {
         let world = replay(garage(DoorSensing(closedSwitch: true, openSwitch: true), start: 1, autoClose: 5),
