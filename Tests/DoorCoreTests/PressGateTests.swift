@@ -110,6 +110,29 @@ final class PressGateTests: XCTestCase {
         XCTAssertFalse(foundClosed.closeFailed, "found closed at start: resolved at once")
     }
 
+    /// W4 (issue 29): with the photo-eye's beam broken, every press that may close the door is
+    /// refused as a close is, in every state: an open of a door anywhere but CLOSED and a STOP of
+    /// an opening door too. An open from CLOSED and a STOP of a closing door still pass; with
+    /// the beam clear, so does everything else the other rules allow.
+    func testEveryPressThatMayCloseIsRefusedWhileTheBeamIsBroken() {
+        let expected: [(DoorPosition, Door.Press, PressRefusal?)] = [
+            (.closed, .open, nil), (.closed, .close, .alreadyThere(.closed)), (.closed, .stop, .notMoving),
+            (.open, .open, .alreadyThere(.open)), (.open, .close, .obstructed), (.open, .autoClose, .obstructed), (.open, .stop, .notMoving),
+            (.stopped, .open, .obstructed), (.stopped, .close, .obstructed), (.stopped, .autoClose, .obstructed), (.stopped, .stop, .notMoving),
+            (.opening, .open, .moving), (.opening, .close, .moving), (.opening, .stop, .obstructed),
+            (.closing, .open, .moving), (.closing, .close, .moving), (.closing, .stop, nil),
+        ]
+        for broken in [true, false] {
+            var door = Door(timing: timing, sensing: DoorSensing(obstructionSwitch: true), obstructed: broken, at: t(0))
+            for (position, press, refusal) in expected {
+                door.position = position
+                let want = !broken && refusal == .obstructed ? nil : refusal
+                XCTAssertEqual(door.refusal(press, automatic: press == .autoClose, age: nil), want,
+                               "\(press) from \(position), beam \(broken ? "broken" : "clear")")
+            }
+        }
+    }
+
     func testAStaleRequestNeverPresses() {
         var door = Door(timing: timing, sensing: both, closed: true, at: t(0))
         let late = door.request(open: true, at: t(0), age: .milliseconds(2_001))

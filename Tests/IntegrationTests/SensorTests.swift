@@ -106,6 +106,37 @@ final class SensorTests: GaragedTestCase {
         XCTAssertNil(try status(again)["auto_close_s"] as? Int, "found open at start: never closed unasked")
     }
 
+    /// W8 (issue 29) on the real binary: the photo-eye's beam (`sim:FILE`) broken 30 times for
+    /// 60 ms, 40 ms clear between, during a warned close, with the default 100 ms debounce.
+    /// Debounced both ways no break counted and the close was pressed after its warning; a
+    /// break counts at once, so the first calls the close off. (The pulses are the stimulus;
+    /// what follows is waited for.)
+    func testABeamBrokenBrieflyAgainAndAgainStopsAWarnedClose() throws {
+        let eye = dir + "/eye"
+        try setSwitch(eye, false)
+        let daemon = try startSensed(["--sensor-obstruction", "sim:" + eye, "--sensor-debounce-ms", "100", "--warn-s", "5",
+                                      "--auto-close-s", "0"], closed: false, open: true)
+        try waitForDoor(daemon, "OPEN")
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        waitUntil("the warning on", timeout: .seconds(3)) { (try? readTrace(warnTrace))?.last?.level == 1 }
+        for _ in 0..<30 {
+            try setSwitch(eye, true)
+            Thread.sleep(forTimeInterval: 0.060)
+            try setSwitch(eye, false)
+            Thread.sleep(forTimeInterval: 0.040)
+        }
+        waitUntil("the close called off for the beam", timeout: .seconds(5)) {
+            daemon.log.split(separator: "\n").contains { $0.contains("press-cancelled") && $0.contains("photo-eye's beam") }
+        }
+        waitUntil("the warning off", timeout: .seconds(3)) { (try? readTrace(warnTrace))?.last?.level == 0 }
+        waitUntil("the beam clear in the status", timeout: .seconds(3)) {
+            ((try? self.status(daemon))?["sensors"] as? [String: Any])?["obstruction"] as? Bool == false
+        }
+        XCTAssertNil(try status(daemon)["auto_close_s"] as? Int, "nothing left to close the door")
+        XCTAssertEqual(try daemon.trace().count, 1, "never pressed (the trace holds only the released start level)")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     func testWithoutSensorsTheStartSaysAutoCloseIsBlindAndUnwarned() throws {
         try initTable()
         let daemon = try startDaemon()

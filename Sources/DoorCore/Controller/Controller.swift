@@ -241,7 +241,7 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.reportFault(.relay) }
     }
 
-    /// A limit switch's raw edge (or reading); it counts once debounced.
+    /// A switch's raw edge (or reading); it counts once debounced (a photo-eye's break at once).
     public mutating func sensor(_ which: DoorSwitch, of index: Int = 0, active: Bool, at now: Instant, wall: Int64 = 0) -> Outcome {
         input(index, at: now, wall: wall) { $0.sensor(which, active: active, at: now) }
     }

@@ -11,8 +11,15 @@
 ///    an open or close only while it rests;
 /// 5. no automatic press after a close that failed, until the door is seen closed (the fault
 ///    outlives a restart);
-/// 5a. no close while the photo-eye's beam is broken, where one is wired;
-/// 6. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
+/// 6. no press that may close the door while the photo-eye's beam is broken, where one is
+///    wired (`mayClose`): a close or auto-close, an open of a door anywhere but CLOSED (a
+///    STOPPED door goes the other way) and a STOP of an OPENING door (some openers reverse).
+///    An open from CLOSED can only open the door. A STOP of a CLOSING door stays allowed:
+///    stopping a closing door is what a broken beam asks for, and refusing it would leave a
+///    door that really closes onto what breaks the beam (an opener that does not reverse for
+///    it, a photo-eye of garaged's own) unstoppable from here. (Where the opener has already
+///    reversed the door for its own eye, the press finds it rising: most openers stop.)
+/// 7. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
 ///    as the daemon confirmed it, for the whole warning time.
 ///
 /// Only this file can make a `PressPermit`, and `startPress` and the relay take nothing else,
@@ -43,7 +50,7 @@ extension Door {
         return .press(PressPermit(reason: reason, number: permitsIssued, door: index))
     }
 
-    /// Rules 1 to 5: why no press of `reason` may be made now, nil when one may.
+    /// Rules 1 to 6: why no press of `reason` may be made now, nil when one may.
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
@@ -58,13 +65,24 @@ extension Door {
         case .close, .autoClose:
             if closedSensed || position == .closed { return .alreadyThere(.closed) }
             if position == .opening || position == .closing { return .moving }
-            if isActive(.obstruction) == true { return .obstructed }
         }
+        if isActive(.obstruction) == true && mayClose(reason) { return .obstructed }
         if automatic && closeFailed { return .closeFailed }
         return nil
     }
 
-    /// Rule 6: true while a press would need the warning first (a wired warning, a door not
+    /// Rule 6's judgement: true when a press of `reason` now may close the door on a
+    /// one-button opener. Every press may, but an open from CLOSED (it can only open) and a
+    /// STOP of a CLOSING door (it stops it, or sends it back up).
+    func mayClose(_ reason: Press) -> Bool {
+        switch reason {
+        case .close, .autoClose: return true
+        case .open: return position != .closed
+        case .stop: return position != .closing
+        }
+    }
+
+    /// Rule 7: true while a press would need the warning first (a wired warning, a door not
     /// CLOSED, and the warning not yet on, as confirmed, for its whole time).
     func needsWarning(at now: Instant) -> Bool {
         guard let warning = timing.warning, position != .closed else { return false }
@@ -102,7 +120,8 @@ public enum PressRefusal: Equatable, Sendable {
     case notMoving
     /// An automatic press after a close that failed, before the door was seen closed.
     case closeFailed
-    /// A close while the photo-eye's beam is broken.
+    /// A press that may close the door (a close, an open of a door not CLOSED, a STOP of an
+    /// opening door) while the photo-eye's beam is broken.
     case obstructed
 
     /// The answer to a request the gate refused: a request for where the door already is (or,

@@ -3,7 +3,7 @@
 extension Door {
     /// A raw edge (or reading) of a switch, stamped when the kernel saw it. It counts once it
     /// has held for the debounce period (`advance` applies it then; the caller's timer
-    /// includes that moment). Only the switches are brought up to the stamp: no press is ever
+    /// includes that moment), but for the photo-eye's break, which counts at its stamp. Only the switches are brought up to the stamp: no press is ever
     /// decided at an edge's time, which may be in the past (a loop that stalled reads its
     /// edges late); presses wait for the caller's next `advance` to now, after every edge.
     public mutating func sensor(_ which: DoorSwitch, active: Bool, at stamp: Instant) -> [Event] {
@@ -22,11 +22,12 @@ extension Door {
         return events
     }
 
-    /// The photo-eye's beam broke or cleared. A close waiting for its warning is called off the
-    /// moment the beam breaks (the gate would refuse it when due anyway; this ends the warning
-    /// at once). The position is not the photo-eye's to say.
+    /// The photo-eye's beam broke or cleared. A press waiting for its warning that may close
+    /// the door (gate rule 6: a close, an open of a STOPPED door, a STOP of an opening one) is
+    /// called off the moment the beam breaks (the gate would refuse it when due anyway; this
+    /// ends the warning at once). The position is not the photo-eye's to say.
     mutating func obstructionChanged() -> [Event] {
-        guard switches[.obstruction]?.stable == true, let p = pendingPress, p.reason == .close || p.reason == .autoClose else { return [] }
+        guard switches[.obstruction]?.stable == true, let p = pendingPress, mayClose(p.reason) else { return [] }
         return cancelPending(PressRefusal.obstructed.why)
     }
 

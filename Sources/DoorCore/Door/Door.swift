@@ -7,8 +7,9 @@
 /// daemon's own presses imply (the book's design). Every press, asked for or automatic, is
 /// decided by one gate (`Door+Gate.swift`) whose rules are the door's invariants: no press
 /// toward where the door is, none while the sensors contradict each other or the relay still
-/// presses, none for a late request, no automatic one after a failed close, and none from
-/// anywhere but CLOSED without the whole warning first when a warning output is wired. It
+/// presses, none for a late request, no automatic one after a failed close, none that may close
+/// the door while the photo-eye's beam is broken, and none from anywhere but CLOSED without the
+/// whole warning first when a warning output is wired. It
 /// never presses at start: a door found open is reported, not closed.
 /// Requests are in `Door+Requests.swift`, the switches in `Door+Sensors.swift`, the timers in
 /// `Door+Timers.swift`, the warning in `Door+Warning.swift`.
@@ -120,7 +121,8 @@ public struct Door: Sendable, Equatable {
     var permitsIssued: UInt64 = 0
 
     /// A door in `sensing` mode whose switches read `closed` and `open` at `now` (ignored for
-    /// a switch it does not have). Without switches it is assumed CLOSED, as the book's was.
+    /// a switch it does not have). `debounce` is how long a limit switch's new level must hold,
+    /// and how long the photo-eye's beam must stay clear (its break counts at once). Without switches it is assumed CLOSED, as the book's was.
     /// `closeFailed` is what was kept of a close that failed before a restart: it holds until
     /// the door is seen CLOSED (at once, when it is found closed).
     public init(timing: DoorTiming, sensing: DoorSensing = .none, debounce: Duration = .zero,
@@ -133,7 +135,8 @@ public struct Door: Sendable, Equatable {
         autoCloseInterval = timing.autoClose
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
-        if sensing.obstructionSwitch { switches[.obstruction] = Debouncer(period: debounce, initial: obstructed) }
+        // A break counts at once: a beam broken often and briefly must not read as clear.
+        if sensing.obstructionSwitch { switches[.obstruction] = .photoEye(clearAfter: debounce, initial: obstructed) }
         let c = sensing.closedSwitch && closed, o = sensing.openSwitch && open
         switch (sensing.believed, c, o) {
         case (true, _, _): position = .closed

@@ -3,8 +3,8 @@
 public struct DoorSensing: Equatable, Sendable {
     public var closedSwitch: Bool
     public var openSwitch: Bool
-    /// The photo-eye's output is read (`--sensor-obstruction`): no close starts while its beam
-    /// is broken.
+    /// The photo-eye's output is read (`--sensor-obstruction`): no press that may close the door
+    /// starts while its beam is broken (the gate's rule 6).
     public var obstructionSwitch: Bool
 
     public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
@@ -37,7 +37,8 @@ public enum DoorSwitch: String, Sendable, CaseIterable {
     /// Active when the door is fully open.
     case open
     /// Active while the opener's photo-eye beam across the doorway is broken. It says nothing
-    /// of where the door is, only that closing it now could hit someone.
+    /// of where the door is, only that closing it now could hit someone. A break counts at once;
+    /// only the clear waits for the debounce (`Debouncer.photoEye`).
     case obstruction
 }
 
@@ -66,21 +67,40 @@ struct DoorSwitches: Sendable, Equatable {
     }
 }
 
-/// Turns a switch's raw edges into a stable level: a new level counts once it has held for
-/// `period` (contacts bounce for a few ms; a reed switch as the door passes, for longer).
+/// Turns a switch's raw edges into a stable level: a new level counts once it has held long
+/// enough. A limit switch is debounced both ways (`period`: contacts bounce for a few ms; a reed
+/// switch as the door passes, for longer). A photo-eye is not (`photoEye`): a break counts at
+/// once and only the clear is debounced, so a beam broken again and again, each time for less
+/// than the debounce, reads as broken throughout instead of never.
 public struct Debouncer: Sendable, Equatable {
-    public let period: Duration
+    /// How long a new active level must hold before it counts.
+    public let activeAfter: Duration
+    /// How long a new inactive level must hold before it counts.
+    public let inactiveAfter: Duration
     /// The level that counts.
     public private(set) var stable: Bool
     private var pending: (level: Bool, since: Instant)?
 
+    /// A limit switch's: a new level either way counts once it has held for `period`.
     public init(period: Duration, initial: Bool) {
-        self.period = period
+        self.init(activeAfter: period, inactiveAfter: period, initial: initial)
+    }
+
+    public init(activeAfter: Duration, inactiveAfter: Duration, initial: Bool) {
+        self.activeAfter = activeAfter
+        self.inactiveAfter = inactiveAfter
         stable = initial
     }
 
+    /// A photo-eye's: a broken beam (active) counts at its edge, a clear beam only once it has
+    /// stayed clear for `clearAfter`.
+    public static func photoEye(clearAfter: Duration, initial: Bool) -> Debouncer {
+        Debouncer(activeAfter: .zero, inactiveAfter: clearAfter, initial: initial)
+    }
+
     public static func == (a: Debouncer, b: Debouncer) -> Bool {
-        a.period == b.period && a.stable == b.stable && a.pending?.level == b.pending?.level && a.pending?.since == b.pending?.since
+        a.activeAfter == b.activeAfter && a.inactiveAfter == b.inactiveAfter && a.stable == b.stable
+            && a.pending?.level == b.pending?.level && a.pending?.since == b.pending?.since
     }
 
     /// A raw edge (or reading) at `now`.
@@ -94,12 +114,15 @@ public struct Debouncer: Sendable, Equatable {
 
     /// The new stable level when a pending one has held long enough by `now`, else nil.
     public mutating func settle(at now: Instant) -> Bool? {
-        guard let p = pending, now - p.since >= period else { return nil }
+        guard let p = pending, now - p.since >= hold(p.level) else { return nil }
         stable = p.level
         pending = nil
         return stable
     }
 
     /// When `settle` will have something to say.
-    public var deadline: Instant? { pending.map { $0.since + period } }
+    public var deadline: Instant? { pending.map { $0.since + hold($0.level) } }
+
+    /// How long `level` must hold before it counts.
+    private func hold(_ level: Bool) -> Duration { level ? activeAfter : inactiveAfter }
 }

@@ -40,7 +40,8 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     case door = "DOOR"
     /// This PIN is limited to other doors (our extension, with several doors).
     case denied = "DENIED"
-    /// A close while the photo-eye's beam is broken (our extension, with `--sensor-obstruction`).
+    /// A press that may close the door while the photo-eye's beam is broken (our extension,
+    /// with `--sensor-obstruction`).
     case obstructed = "OBSTRUCTED"
     /// `Lhomekit` while HomeKit is off.
     case homekit = "HOMEKIT"
@@ -66,7 +67,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
         case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors your PIN may use"
         case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"
-        case .obstructed: return "something breaks the photo-eye's beam across the doorway; clear the doorway and close again"
+        case .obstructed: return "something breaks the photo-eye's beam across the doorway; garaged presses nothing that could close the door then; clear the doorway and try again"
         case .homekit: return "HomeKit is off; start garaged with --homekit (or homekit = on in its config); if it is on, garaged's log says why it is off (homekit-off)"
         }
     }

@@ -20,7 +20,8 @@ public struct DoorStatus: Equatable, Sendable {
     /// What each switch reads (debounced), nil for a switch the door does not have.
     public var closedSwitch: Bool?
     public var openSwitch: Bool?
-    /// The photo-eye's beam is broken now; nil when no photo-eye is wired.
+    /// The photo-eye's beam is broken now (from its first break until it stayed clear for the
+    /// debounce); nil when no photo-eye is wired.
     public var obstructed: Bool? = nil
     public var fault: DoorFault?
     public var warningOn: Bool

@@ -27,9 +27,9 @@ struct Catalog: Sendable {
     let sensorClosedActiveLow = Setting.flag("sensor-closed-active-low", "The closed switch pulls its line low when the door is closed (a reed switch to ground with a pull-up).", default: false).eachDoor
     let sensorOpen = Setting.optional("sensor-open", "A switch active when the door is fully open: CHIP:LINE, or sim:FILE.", value: "SPEC").eachDoor
     let sensorOpenActiveLow = Setting.flag("sensor-open-active-low", "The open switch pulls its line low when the door is open.", default: false).eachDoor
-    let sensorObstruction = Setting.optional("sensor-obstruction", "The opener's photo-eye output, active while its beam across the doorway is broken: no close starts then (HomeKit shows it as an obstruction, Home Assistant as a problem sensor). CHIP:LINE, or sim:FILE.", value: "SPEC").eachDoor
+    let sensorObstruction = Setting.optional("sensor-obstruction", "The opener's photo-eye output, active while its beam across the doorway is broken: no press that may close the door starts then (HomeKit shows it as an obstruction, Home Assistant as a problem sensor). CHIP:LINE, or sim:FILE.", value: "SPEC").eachDoor
     let sensorObstructionActiveLow = Setting.flag("sensor-obstruction-active-low", "The photo-eye's output pulls its line low while the beam is broken.", default: false).eachDoor
-    let sensorDebounceMs = Setting.number("sensor-debounce-ms", "A switch's new level counts once it has held this long, milliseconds,", value: "MS", 0...2000, default: 100, unit: "milliseconds").eachDoor
+    let sensorDebounceMs = Setting.number("sensor-debounce-ms", "A switch's new level counts once it has held this long (the photo-eye's broken beam at once, only its clear waits), milliseconds,", value: "MS", 0...2000, default: 100, unit: "milliseconds").eachDoor
 
     // The warning output and the light.
     let warn = Setting.optional("warn", "A light or buzzer that runs before every close press and during the closing travel: CHIP:LINE or sim:FILE.", value: "SPEC").eachDoor

@@ -65,6 +65,32 @@ import Testing
                             .ask(.bluetooth, .master, .open), .wait(3_640), .stall(3_670, .close)])
     }
 
+    /// W4 (issue 29): with the beam broken, `O=1` of a door STOPPED halfway was warned and
+    /// pressed (the door goes the other way: down).
+    @Test func anOpenOfAStoppedDoorWaitsForTheBeam() {
+        let world = replay(garage(DoorSensing(closedSwitch: true, obstructionSwitch: true), start: 0.5),
+                           [.beam, .wait(1_000), .ask(.bluetooth, .master, .open), .wait(10_000)])
+        #expect(world.presses.isEmpty)
+    }
+
+    /// W4: with the beam broken, Home Assistant's STOP of a door opened by its remote was
+    /// warned and pressed (some openers reverse a rising door).
+    @Test func aStopOfAnOpeningDoorWaitsForTheBeam() {
+        let world = replay(garage(DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true), start: 0),
+                           [.remote, .wait(2_000), .beam, .wait(200), .mqtt(.stop), .wait(10_000)])
+        #expect(world.presses.isEmpty)
+    }
+
+    /// W8 (issue 29): the beam broken 30 times for 60 ms (40 ms clear between) during a warned
+    /// close, debounce 100 ms: debounced both ways, no break counted and the close was pressed.
+    @Test func aBeamBrokenBrieflyAgainAndAgainStopsAWarnedClose() {
+        var garage = garage(DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true), start: 1)
+        garage.debounceMs = 100
+        let flicker = (0..<30).flatMap { _ in [Step.beam, .wait(60), .beam, .wait(40)] }
+        let world = replay(garage, [.ask(.owner, .master, .close), .wait(2_000)] + flicker)
+        #expect(world.presses.isEmpty)
+    }
+
     /// W7: both switches at once (one stuck) stopped neither auto-close nor `O=0`.
     @Test func contradictingSwitchesStopEveryPress() {
         let world = replay(garage(DoorSensing(closedSwitch: true, openSwitch: true), start: 1, autoClose: 5),

@@ -29,6 +29,9 @@ final class World {
     private var closeFailedUnresolved = false
     private var quietSinceStart = true
     private var movedSinceStop = true
+    /// From when the photo-eye's clear beam may count as clear: once it has stayed clear for the
+    /// debounce (its break counts at once).
+    private var beamClearFrom = Instant(nanoseconds: 0)
     private var warnedBy: [String: [Instant]] = [:]
 
     /// Every broken invariant, with when.
@@ -52,6 +55,8 @@ final class World {
                         closed: raw[.closed]!.level, open: raw[.open]!.level, obstructed: raw[.obstruction]!.level, autoCloseAnyOpening: garage.autoCloseAny,
                         closeFailed: kept.closeFailed, at: now)
         if door.position == .closed { closeFailedUnresolved = false }
+        // A daemon that starts reads the photo-eye's line as it is.
+        if !raw[.obstruction]!.level { beamClearFrom = min(beamClearFrom, now) }
         return Controller(table: table, door: door, store: NoStore(), doorStateStore: kept, keptCloseFailed: kept.closeFailed)
     }
 
@@ -233,7 +238,10 @@ final class World {
     }
 
     private func deliver(_ e: (at: Instant, which: DoorSwitch, level: Bool)) {
-        if raw[e.which]!.level != e.level { raw[e.which] = (e.level, e.at) }
+        if raw[e.which]!.level != e.level {
+            raw[e.which] = (e.level, e.at)
+            if e.which == .obstruction && !e.level { beamClearFrom = e.at + .milliseconds(garage.debounceMs) }
+        }
         guard watches(e.which) else { return }
         feed { $0.sensor(e.which, active: e.level, at: e.at) }
     }
@@ -313,11 +321,17 @@ final class World {
             if sensed(.open) || position == .open { violate("open pressed toward where the door is (\(position))") }
         case .close, .autoClose:
             if sensed(.closed) || position == .closed { violate("\(reason) pressed toward where the door is (\(position))") }
-            if sensed(.obstruction) { violate("\(reason) pressed while the photo-eye's beam was broken") }
         case .stop:
             if !movedSinceStop { violate("a second STOP press without the door moving in between") }
             movedSinceStop = false
         }
+        // On a one-button opener every press may close the door but an open from CLOSED (it can
+        // only open) and a STOP of a closing door (it stops it, or sends it back up): none of
+        // those while the photo-eye's beam is broken, from the edge of its break (however short)
+        // until it has stayed clear for the debounce.
+        let mayClose = reason == .open ? position != .closed && !sensed(.closed) : reason == .stop ? position != .closing : true
+        let beamBroken = watches(.obstruction) && (raw[.obstruction]!.level || now < beamClearFrom)
+        if mayClose && beamBroken { violate("\(reason) pressed from \(position) while the photo-eye's beam was broken (or clear for less than the debounce)") }
         if garage.warning && position != .closed {
             let warned = warningSince.map { now - $0 } ?? .zero
             if warned < .seconds(Garage.warningS) {
