@@ -200,3 +200,73 @@ extension ThirdAttackReviewTests {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }
+
+extension ThirdAttackReviewTests {
+    // MARK: - H4, W1, W6: what strangers repeat at will
+
+    /// Runs `hapraw burst` and returns its JSON.
+    private func burst(_ port: String, _ kind: String, count: Int, connections: Int = 1) throws -> [String: Any] {
+        let run = try spawn(try python(), [hapraw, "burst", "--port", port, "--kind", kind, "--count", String(count),
+                                           "--connections", String(connections)], name: "hapraw-burst-\(kind)")
+        XCTAssertEqual(run.waitForExit(timeout: .seconds(60)), .exited(0), run.stderr)
+        return try XCTUnwrap(json(run.stdout) as? [String: Any], run.stdout)
+    }
+
+    private func lines(_ log: String, _ prefix: String) -> Int {
+        log.split(separator: "\n").filter { $0.contains(prefix) }.count
+    }
+
+    /// One `connection-dropped` line per malformed connection and one per unpaired identify:
+    /// thousands a second, enough to bury the presses under journald's rate limit. Now each is
+    /// logged once per burst, under one key for every remote peer, with a count at its end.
+    func testStrangersCannotFloodTheLog() throws {
+        let daemon = try homekitDaemon()
+        let port = try homekitPort(daemon)
+        _ = try burst(port, "garbage", count: 300)
+        let identified = try burst(port, "identify", count: 300, connections: 3)
+        XCTAssertEqual(identified["answers"] as? Int, 300)
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        waitUntil("the open in the log", timeout: .seconds(5)) { daemon.log.contains("command=open") }
+        XCTAssertLessThanOrEqual(lines(daemon.log, "WARN connection-dropped "), 2, daemon.log.suffix(2_000).description)
+        XCTAssertLessThanOrEqual(lines(daemon.log, "INFO identify "), 2, daemon.log.suffix(2_000).description)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        XCTAssertTrue(daemon.log.contains("connection-dropped-repeats"), "the count comes at the burst's end")
+    }
+
+    /// While unpaired, anyone sounded the warning without limit through `/identify`. Now
+    /// identify spends the warning allowance, one for every unpaired peer together: 3 a minute.
+    func testUnpairedIdentifySoundsTheWarningThreeTimesAMinuteAtMost() throws {
+        try initTable()
+        let warn = dir + "/warn.trace"
+        let daemon = try startDaemon(["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1", "--auto-close-s", "0",
+                                      "--warn", "sim:" + warn])
+        let port = try homekitPort(daemon)
+        func sounded() -> [Int] { ((try? readTrace(warn)) ?? []).map(\.level) }
+        for n in 1...3 {
+            _ = try burst(port, "identify", count: 1)
+            waitUntil("identify \(n) sounded and ended", timeout: .seconds(10)) {
+                let levels = sounded()
+                return levels.filter { $0 == 1 }.count == n && levels.last == 0
+            }
+        }
+        _ = try burst(port, "identify", count: 1)
+        waitUntil("the fourth refused", timeout: .seconds(5)) { daemon.log.contains("result=\"ERR RATE\"") }
+        XCTAssertEqual(sounded().filter { $0 == 1 }.count, 3, "the warning went on 3 times, not 4")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// Pair-verify M1 (an X25519 exchange and an Ed25519 signature) had no limit: one client
+    /// pipelining M1s on 30 connections held up the owner's answers. Now strangers' exchanges
+    /// come from a budget, 4 a second per address: the rest are answered Busy with no crypto.
+    func testPairVerifyStartsAreBudgeted() throws {
+        let daemon = try homekitDaemon()
+        let port = try homekitPort(daemon)
+        let result = try burst(port, "verify", count: 120, connections: 30)
+        let exchanged = try XCTUnwrap(result["exchanged"] as? Int), busy = try XCTUnwrap(result["busy"] as? Int)
+        let seconds = try XCTUnwrap(result["seconds"] as? Double)
+        XCTAssertEqual(exchanged + busy, 120, "every M1 answered: \(result)")
+        XCTAssertLessThanOrEqual(Double(exchanged), 4 + 4 * seconds.rounded(.up), "4 at once, then 4 a second: \(result)")
+        XCTAssertEqual(try daemon.ask("12345S"), "S CLOSED")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+}

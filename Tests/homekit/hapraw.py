@@ -15,6 +15,12 @@ Standard library only; it never pairs. Two subcommands:
                               tiny receive buffer, never reads a byte, writes F once all are
                               sent, and waits until killed (or until the accessory drops it:
                               then it prints {"dropped": true} and exits 0).
+    burst --port P --kind verify|identify|garbage [--count N] [--connections C]
+                              what a stranger can repeat at will: pair-verify M1s (a fresh
+                              X25519 key each, pipelined over C connections), unpaired
+                              POST /identify, or a connection sending garbage; prints
+                              {"answers", "exchanged", "busy", "seconds"} (exchanged: M2s that
+                              carried the accessory's key; busy: TLV error 7).
     onpath --port P --port-file F --inject open|pair-add [--target IID]
                               an on-path attacker: a TCP relay to the accessory (its own port
                               written to F) that appends a request in the clear to the segment
@@ -144,6 +150,55 @@ def flood(port: int, count: int, ready_file: str | None) -> int:
     return 3
 
 
+def burst(port: int, kind: str, count: int, connections: int) -> int:
+    import os
+    started = time.monotonic()
+    answers = exchanged = busy = 0
+    if kind == "garbage":
+        for _ in range(count):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            try:
+                s.sendall(b"\x00\xffnot http at all\r\n\r\n")
+                data = s.recv(4096)
+                answers += 1 if data else 0
+            except OSError:
+                pass
+            s.close()
+    else:
+        per = [count // connections + (1 if i < count % connections else 0) for i in range(connections)]
+        sockets = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in per]
+        for s, n in zip(sockets, per):
+            if kind == "verify":
+                one = b"".join(
+                    b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: 37\r\n\r\n"
+                    + bytes([6, 1, 1, 3, 32]) + os.urandom(32) for _ in range(n))
+            else:
+                one = b"POST /identify HTTP/1.1\r\nContent-Length: 0\r\n\r\n" * n
+            s.sendall(one)
+        for s, n in zip(sockets, per):
+            data = b""
+            deadline = time.monotonic() + 30
+            while data.count(b"HTTP/1.1 ") < n and time.monotonic() < deadline:
+                try:
+                    chunk = s.recv(65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            for part in data.split(b"HTTP/1.1 ")[1:]:
+                answers += 1
+                body = part.partition(b"\r\n\r\n")[2]
+                if body[:3] == bytes([6, 1, 2]) and bytes([7, 1, 7]) in body[:12]:
+                    busy += 1
+                elif bytes([3, 32]) in body[:8]:
+                    exchanged += 1
+            s.close()
+    print(json.dumps({"answers": answers, "exchanged": exchanged, "busy": busy,
+                      "seconds": round(time.monotonic() - started, 3)}), flush=True)
+    return 0
+
+
 def injected_request(kind: str, target: int) -> bytes:
     """The request the attacker appends: open the door, or add its own key as an admin."""
     if kind == "open":
@@ -214,12 +269,19 @@ def main() -> int:
     f.add_argument("--port", type=int, required=True)
     f.add_argument("--count", type=int, default=100000)
     f.add_argument("--ready-file")
+    b = sub.add_parser("burst")
+    b.add_argument("--port", type=int, required=True)
+    b.add_argument("--kind", choices=["verify", "identify", "garbage"], required=True)
+    b.add_argument("--count", type=int, default=100)
+    b.add_argument("--connections", type=int, default=1)
     o = sub.add_parser("onpath")
     o.add_argument("--port", type=int, required=True)
     o.add_argument("--port-file", required=True)
     o.add_argument("--inject", choices=["open", "pair-add"], required=True)
     o.add_argument("--target", type=int, default=18)
     a = p.parse_args()
+    if a.cmd == "burst":
+        return burst(a.port, a.kind, a.count, a.connections)
     if a.cmd == "onpath":
         return onpath(a.port, a.port_file, a.inject, a.target)
     if a.cmd == "malformed":

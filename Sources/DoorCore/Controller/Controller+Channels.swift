@@ -34,12 +34,23 @@ extension Controller {
         return outcome
     }
 
-    /// HomeKit's identify: the door's light for a moment (`Door.identify`).
+    /// HomeKit's identify: the door's light, or the warning, for a moment (`Door.identify`).
+    /// It spends the source's warning allowance (3 a minute; every unpaired peer shares one), so
+    /// nobody sounds the garage at will: past it, `ERR RATE` and nothing shown.
     public mutating func identify(_ index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
         outcome.command = logName("identify", index)
-        outcome.replies = [decide(doors[index].door.identify(at: now), wall: wall, &outcome)]
+        guard rates.allows(.warning, for: source.summaryKey, at: now) else {
+            outcome.replies = [.error(.rate)]
+            outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings or identifies from \(source.summaryKey) within a minute"
+            return outcome
+        }
+        let decision = doors[index].door.identify(at: now)
+        if decision.events.contains(where: { if case .warning(on: true) = $0 { return true }; if case .light(on: true) = $0 { return true }; return false }) {
+            _ = rates.spend(.warning, for: source.summaryKey, at: now)
+        }
+        outcome.replies = [decide(decision, wall: wall, &outcome)]
         return outcome
     }
 

@@ -121,7 +121,8 @@ extension DoorLoop {
         case .identify:
             // The light (or the warning) for a moment; without either, the log line is all there is.
             guard doors[command.door].outputs.light != nil || doors[command.door].outputs.warning != nil else {
-                log.info("identify", ["source": command.source.description, "shown": "no light or warning is wired: this line only"])
+                logOncePerBurst(.info, "identify", key: "identify \(command.source.summaryKey)",
+                                [("source", command.source.description), ("shown", "no light or warning is wired: this line only")])
                 return true
             }
             outcome = controller.identify(command.door, from: command.source, at: now, wall: EventRecord.now())

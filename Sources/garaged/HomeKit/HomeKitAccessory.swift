@@ -17,6 +17,8 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     let inbox: LoopInbox
     /// The one pair-setup at a time.
     private var setup = PairSetup()
+    /// Key exchanges started by peers that proved nothing yet, in all and per address.
+    private var handshakes = HandshakeBudget()
     /// A wrong setup code is counted in `state` but not yet saved: pair-setup is refused until
     /// it is, so no code is tried that could not be counted.
     private var failureUnsaved = false
@@ -87,6 +89,12 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     }
 
     // MARK: pairing
+
+    /// True when `peer` ("address:port") may start a key exchange now (pair-setup or
+    /// pair-verify M1); false: answer Busy.
+    func mayExchangeKeys(peer: String) -> Bool {
+        handshakes.spend(peer: HomeKitAccessory.address(of: peer), at: clock.now())
+    }
 
     /// `POST /pair-setup` on connection `connection` from `peer` ("address:port"): the reply. A
     /// wrong code is counted, and a new pairing saved, before it goes.

@@ -119,10 +119,12 @@ final class HomeKitConnection: Connection {
         switch (r.method, r.path) {
         case ("POST", "/pair-setup"):
             guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
+            guard mayExchangeKeys(r.body) else { return [] }
             let reply = accessory.pairSetup(r.body, connection: id, peer: peer)
             respond(tlv(reply))
         case ("POST", "/pair-verify"):
             guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
+            guard mayExchangeKeys(r.body) else { return [] }
             let (reply, verified) = verify.handle(r.body, accessory: accessory.state, crypto: accessory.crypto)
             respond(tlv(reply))
             if let verified {
@@ -344,6 +346,15 @@ final class HomeKitConnection: Connection {
     }
 
     // MARK: helpers
+
+    /// A pairing message 1 (a key exchange to start) spends from the accessory's budget of
+    /// exchanges; past it the answer is Busy, with no crypto done. False when so answered.
+    private func mayExchangeKeys(_ body: [UInt8]) -> Bool {
+        guard let items = try? TLV8.decode(body), TLV8.first(.state, in: items) == [1],
+              !accessory.mayExchangeKeys(peer: peer) else { return true }
+        respond(tlv(TLV8.encode([(HAPTLVType.state.rawValue, [2]), (HAPTLVType.error.rawValue, [HAPTLVError.busy.rawValue])])))
+        return false
+    }
 
     private func tlv(_ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: 200, contentType: "application/pairing+tlv8", body: body)
