@@ -1,12 +1,14 @@
 /// How many key exchanges HomeKit does for peers that have proved nothing: each pair-verify M1
 /// is an X25519 agreement and an Ed25519 signature on the door loop's thread, so a stranger
-/// pipelining M1s on many connections could hold up everyone's answers. A few a second in all,
-/// fewer per address; past that M1 is answered Busy without any crypto (a controller retries).
+/// pipelining M1s on many connections could hold up everyone's answers. Enough for a household's
+/// controllers reconnecting at once, then a few a second, in all and per address; past that M1
+/// is answered Busy without any crypto (a controller retries). Pair-setup has its own, smaller
+/// allowance (`PairSetup.maxStartsPerMinute`).
 public struct HandshakeBudget: Sendable {
-    /// Key exchanges in all: 16 at once, then one every 62.5 ms (16 a second).
-    public static let all = (capacity: 16, refill: Duration.milliseconds(62) + .microseconds(500))
-    /// Per address: 4 at once, then one every 250 ms (4 a second).
-    public static let perPeer = (capacity: 4, refill: Duration.milliseconds(250))
+    /// Key exchanges in all: 32 at once, then one every 31.25 ms (32 a second).
+    public static let all = (capacity: 32, refill: Duration.milliseconds(31) + .microseconds(250))
+    /// Per address: 16 at once, then one every 125 ms (8 a second).
+    public static let perPeer = (capacity: 16, refill: Duration.milliseconds(125))
     /// Addresses tracked at most (the idlest is forgotten past it: a fresh allowance is safe,
     /// the allowance in all still holds).
     public static let maxPeers = 64

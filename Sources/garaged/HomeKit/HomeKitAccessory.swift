@@ -90,8 +90,8 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
 
     // MARK: pairing
 
-    /// True when `peer` ("address:port") may start a key exchange now (pair-setup or
-    /// pair-verify M1); false: answer Busy.
+    /// True when `peer` ("address:port") may start a key exchange now (pair-verify M1);
+    /// false: answer Busy.
     func mayExchangeKeys(peer: String) -> Bool {
         handshakes.spend(peer: HomeKitAccessory.address(of: peer), at: clock.now())
     }

@@ -119,7 +119,6 @@ final class HomeKitConnection: Connection {
         switch (r.method, r.path) {
         case ("POST", "/pair-setup"):
             guard !stream.isSecure else { respond(HTTPResponse(status: 400)); return [] }
-            guard mayExchangeKeys(r.body) else { return [] }
             let reply = accessory.pairSetup(r.body, connection: id, peer: peer)
             respond(tlv(reply))
         case ("POST", "/pair-verify"):
@@ -347,7 +346,7 @@ final class HomeKitConnection: Connection {
 
     // MARK: helpers
 
-    /// A pairing message 1 (a key exchange to start) spends from the accessory's budget of
+    /// A pair-verify M1 (a key exchange to start) spends from the accessory's budget of
     /// exchanges; past it the answer is Busy, with no crypto done. False when so answered.
     private func mayExchangeKeys(_ body: [UInt8]) -> Bool {
         guard let items = try? TLV8.decode(body), TLV8.first(.state, in: items) == [1],

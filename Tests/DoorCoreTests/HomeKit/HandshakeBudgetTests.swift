@@ -5,19 +5,19 @@ import XCTest
 final class HandshakeBudgetTests: XCTestCase {
     let t0 = Instant(nanoseconds: 1_000_000_000_000)
 
-    func testOneAddressGetsFourAtOnceThenFourASecond() {
+    func testOneAddressGetsSixteenAtOnceThenEightASecond() {
         var budget = HandshakeBudget()
-        XCTAssertEqual((0..<10).filter { _ in budget.spend(peer: "192.0.2.7", at: t0) }.count, 4)
-        XCTAssertFalse(budget.spend(peer: "192.0.2.7", at: t0 + .milliseconds(200)))
-        XCTAssertTrue(budget.spend(peer: "192.0.2.7", at: t0 + .milliseconds(250)))
+        XCTAssertEqual((0..<40).filter { _ in budget.spend(peer: "192.0.2.7", at: t0) }.count, 16)
+        XCTAssertFalse(budget.spend(peer: "192.0.2.7", at: t0 + .milliseconds(100)))
+        XCTAssertTrue(budget.spend(peer: "192.0.2.7", at: t0 + .milliseconds(125)))
         XCTAssertTrue(budget.spend(peer: "192.0.2.8", at: t0), "another address has its own")
     }
 
-    func testEveryAddressTogetherGetsSixteenASecond() {
+    func testEveryAddressTogetherGetsThirtyTwoASecond() {
         var budget = HandshakeBudget()
         let granted = (0..<100).filter { budget.spend(peer: "198.51.100.\($0)", at: t0) }.count
-        XCTAssertEqual(granted, 16, "a stranger with many addresses still shares the whole")
-        XCTAssertFalse(budget.spend(peer: "203.0.113.1", at: t0 + .milliseconds(50)))
-        XCTAssertTrue(budget.spend(peer: "203.0.113.1", at: t0 + .milliseconds(63)))
+        XCTAssertEqual(granted, 32, "a stranger with many addresses still shares the whole")
+        XCTAssertFalse(budget.spend(peer: "203.0.113.1", at: t0 + .milliseconds(25)))
+        XCTAssertTrue(budget.spend(peer: "203.0.113.1", at: t0 + .milliseconds(32)))
     }
 }
