@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
@@ -52,6 +54,11 @@ int clinux_make_thread_realtime(int priority) {
 int clinux_enable_rx_timestamps(int fd) {
     int on = 1;
     return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0 ? 0 : errno;
+}
+
+int clinux_queued_bytes(int fd) {
+    int n = 0;
+    return ioctl(fd, SIOCINQ, &n) == 0 ? n : -1;
 }
 
 ssize_t clinux_recv_stamped(int fd, void *buffer, size_t length, int64_t *stamp_ns, int *truncated) {

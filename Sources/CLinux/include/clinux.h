@@ -36,6 +36,9 @@ int clinux_make_thread_realtime(int priority);
 /// Returns 0 or an errno value.
 int clinux_enable_rx_timestamps(int fd);
 
+/// Bytes waiting unread in a socket's receive queue (SIOCINQ), or -1.
+int clinux_queued_bytes(int fd);
+
 /// recv(MSG_DONTWAIT) of one packet that also returns the kernel's receive stamp in ns since
 /// the epoch (CLOCK_REALTIME) in *stamp_ns, or -1 there when the packet carries none, and sets
 /// *truncated when the packet was longer than `length`. Returns what recv returns (errno set

@@ -33,7 +33,7 @@ final class L2CAPListener: Listener, @unchecked Sendable {
         guard let client = try accepted(cbt_att_accept(fd, &peer, peer.count)) else { return nil }
         onChange()
         return ATTConnection(fd: client, source: RequestSource("bluetooth \(text(peer))", channel: .remote),
-                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(acceptedAfter: emptyMark), onClose: onChange)
+                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(stamping: client, acceptedAfter: emptyMark), onClose: onChange)
     }
 
     func close() { Glibc.close(fd) }

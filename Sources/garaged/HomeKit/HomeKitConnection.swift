@@ -61,7 +61,6 @@ final class HomeKitConnection: Connection {
         // Strangers share one allowance (identify's warning, the log's bursts): a peer can come
         // back with a new port at will.
         source = RequestSource("homekit \(peer)", channel: nil, summaryKey: "homekit-unpaired")
-        PacketSocket.enableStamps(fd)
         accessory.opened(self)
     }
 
@@ -82,7 +81,8 @@ final class HomeKitConnection: Connection {
         case .closed:
             return .left
         case .packet(let read, let stamp, _):
-            if waitingSince == nil { waitingSince = arrivals.arrival(stamp: stamp) }
+            let arrived = arrivals.arrival(of: read.count, stamp: stamp)
+            if waitingSince == nil { waitingSince = arrived }
             bytes = read
         }
         do throws(HAPRequestStream.Broken) {

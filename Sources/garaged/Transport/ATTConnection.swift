@@ -48,7 +48,6 @@ final class ATTConnection: Connection {
         self.server = ATTServer(gatt: gatt)
         lastHeard = now
         self.onClose = onClose
-        PacketSocket.enableStamps(fd)
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
@@ -61,6 +60,7 @@ final class ATTConnection: Connection {
         case .closed:
             return .left
         case .packet(let pdu, let stamp, _):
+            let receivedAt = arrivals.arrival(of: pdu.count, stamp: stamp)
             if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
                opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
             let output = server.handle(pdu)
@@ -72,7 +72,7 @@ final class ATTConnection: Connection {
             // The write's response goes out with the command's replies (`deliver`), after the
             // command was judged and its press started.
             pendingResponse = output.response
-            return .packet([.request(command, receivedAt: arrivals.arrival(stamp: stamp))])
+            return .packet([.request(command, receivedAt: receivedAt)])
         }
     }
 

@@ -29,7 +29,7 @@ final class ATTSocketListener: Listener, @unchecked Sendable {
         guard let client = try accepted(clinux_accept_nonblocking(fd)) else { return nil }
         let uid = LocalSocket.peerUID(client).map { String($0) } ?? "?"
         return ATTConnection(fd: client, source: RequestSource("att-socket uid=\(uid)", channel: .remote),
-                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(acceptedAfter: emptyMark))
+                             gatt: gatt, bonds: bonds, at: now, arrivals: Arrivals(stamping: client, acceptedAfter: emptyMark))
     }
 
     func close() {

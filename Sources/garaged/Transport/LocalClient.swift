@@ -41,7 +41,6 @@ final class LocalClient: Connection {
         self.arrivals = arrivals
         self.source = source
         lastHeard = now
-        PacketSocket.enableStamps(fd)
     }
 
     var wantsWrite: Bool { !outbox.isEmpty }
@@ -83,7 +82,7 @@ final class LocalClient: Connection {
         case .closed:
             return .left
         case .packet(let bytes, let stamp, let truncated):
-            let receivedAt = arrivals.arrival(stamp: stamp)
+            let receivedAt = arrivals.arrival(of: bytes.count, stamp: stamp)
             // A packet larger than the buffer is refused whole: nothing in it is judged.
             guard !truncated else {
                 return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])

@@ -43,7 +43,7 @@ final class LocalListener: Listener, @unchecked Sendable {
         let uid = LocalSocket.peerUID(client)
         let trusted = uid.map { trustedUIDs.contains($0) } ?? false
         let source = RequestSource("local uid=\(uid.map { String($0) } ?? "?")", channel: trusted ? nil : .local, isLocal: true)
-        return LocalClient(fd: client, source: source, at: now, arrivals: Arrivals(acceptedAfter: emptyMark))
+        return LocalClient(fd: client, source: source, at: now, arrivals: Arrivals(stamping: client, acceptedAfter: emptyMark))
     }
 
     func close() {
