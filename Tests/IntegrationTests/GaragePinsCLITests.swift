@@ -52,6 +52,29 @@ final class GaragePinsCLITests: GaragedTestCase {
         XCTAssertTrue(busy.stderr.contains("ERR BUSY"), busy.stderr)
     }
 
+    /// Issue 32: `light on` at a door with no light wired said "the daemon does not know that
+    /// command (ERR CMD)"; it says that no light is wired and which setting wires one.
+    func testLightWithoutALightSaysWhichSettingWiresOne() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let env = ["GARAGE_PIN": "12345"]
+        let result = try garagePins(["light", "on", "--socket", daemon.socketPath], environment: env)
+        XCTAssertEqual(result.termination, .exited(1))
+        XCTAssertEqual(result.stderr, "garage-pins: garaged refused: the door has no light wired; garaged switches a light only on the line its setting names: light = CHIP:LINE in garaged's config (e.g. light = gpiochip0:24; with several doors, in the first door's section), or --light; then restart garaged (ERR CMD)\n")
+        let named = try garagePins(["light", "off", "--door", "1", "--socket", daemon.socketPath], environment: env)
+        XCTAssertEqual(named.termination, .exited(1))
+        XCTAssertTrue(named.stderr.contains("door 1 has no light wired") && named.stderr.contains("--door.NAME.light"), named.stderr)
+        XCTAssertFalse(named.stderr.contains("does not know that command"), named.stderr)
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing switched, nothing pressed")
+
+        // With a light the same command works.
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let lit = try startDaemon(["--light", "sim:\(dir)/light.trace"])
+        let on = try garagePins(["light", "on", "--socket", lit.socketPath], environment: env)
+        XCTAssertEqual(on.termination, .exited(0), on.stderr)
+        XCTAssertEqual(on.stdout, "light on\n")
+    }
+
     func testNoDaemonExitsThreeNamingTheSocket() throws {
         let missing = dir + "/no-daemon.sock"
         let result = try garagePins(["status", "--socket", missing], environment: ["GARAGE_PIN": "12345"])
