@@ -80,6 +80,19 @@ final class ConfigTests: GaragedTestCase {
         try assertRefusesToStart(["--config", config], naming: ["pluse-ms", "unknown", config])
     }
 
+    /// Issue 32: a typo in a setting's name, in the file or as a flag (a door's too), says which
+    /// setting was meant; a name like none lists them all.
+    func testATypoInASettingsNameSaysWhichWasMeant() throws {
+        try initTable()
+        let typo = try writeConfig("relya = gpiochip0:17\n", name: "typo.conf")
+        try assertRefusesToStart(["--config", typo], naming: ["typo.conf:1: unknown setting 'relya'; did you mean 'relay'?"])
+        try assertRefusesToStart(["--relya", "gpiochip0:17"], naming: ["unknown option --relya (did you mean --relay?)"])
+        try assertRefusesToStart(["--door.gate.sensor-close", "gpiochip0:27"],
+                                 naming: ["unknown option --door.gate.sensor-close (did you mean --door.gate.sensor-closed?)"])
+        let unlike = try writeConfig("colour = red\n", name: "unlike.conf")
+        try assertRefusesToStart(["--config", unlike], naming: ["unknown setting 'colour'; known: active-low,"])
+    }
+
     func testOutOfRangeValuesStopTheDaemonNamingThem() throws {
         try initTable()
         try assertRefusesToStart(["--pulse-ms", "10"], naming: ["pulse-ms", "50", "5000", "10"])

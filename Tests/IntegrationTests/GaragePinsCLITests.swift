@@ -75,6 +75,29 @@ final class GaragePinsCLITests: GaragedTestCase {
         XCTAssertEqual(on.stdout, "light on\n")
     }
 
+    /// Issue 32: a typo in the command ("Unexpected argument 'opne'", or with options after it
+    /// "Unknown option '--socket'") and an option before the command ("Unknown option '--pin'")
+    /// say what was wrong and what to type; usage errors exit 2 as before.
+    func testATypoInTheCommandSaysWhichCommandWasMeant() throws {
+        let socket = ["--socket", dir + "/none.sock", "--pin", "12345"]
+        let typo = try garagePins(["opne"] + socket)
+        XCTAssertEqual(typo.termination, .exited(2))
+        XCTAssertEqual(typo.stderr, "garage-pins: there is no command 'opne'; did you mean 'open'? (garage-pins --help lists the commands)\n")
+        let capital = try garagePins(["Status"])
+        XCTAssertEqual(capital.termination, .exited(2))
+        XCTAssertTrue(capital.stderr.contains("did you mean 'status'?"), capital.stderr)
+        let nothingLike = try garagePins(["garage"])
+        XCTAssertEqual(nothingLike.termination, .exited(2))
+        XCTAssertEqual(nothingLike.stderr, "garage-pins: there is no command 'garage' (garage-pins --help lists the commands)\n")
+        let before = try garagePins(["--pin", "12345", "open"])
+        XCTAssertEqual(before.termination, .exited(2))
+        XCTAssertEqual(before.stderr, "garage-pins: the command comes first, then its options: garage-pins open --pin... (garage-pins --help lists the commands)\n")
+        XCTAssertFalse(before.stderr.contains("12345"), "the PIN is not echoed")
+        // The root's own options still work.
+        XCTAssertEqual(try garagePins(["--help"]).termination, .exited(0))
+        XCTAssertEqual(try garagePins(["help", "open"]).termination, .exited(0))
+    }
+
     func testNoDaemonExitsThreeNamingTheSocket() throws {
         let missing = dir + "/no-daemon.sock"
         let result = try garagePins(["status", "--socket", missing], environment: ["GARAGE_PIN": "12345"])
