@@ -147,6 +147,16 @@ final class GaragePinsCLITests: GaragedTestCase {
         XCTAssertFalse(fileExists(dir + "/other"))
     }
 
+    /// Issue 32: after a hand install there is no /var/lib/garaged, and init said "cannot open
+    /// ….lock: No such file or directory"; it names the folder and the command that makes it.
+    func testInitIntoAMissingFolderSaysToCreateIt() throws {
+        let folder = dir + "/var/lib/garaged"
+        let result = try garagePins(["init", "--pins", folder + "/pins.eeprom", "--master", "12345"])
+        XCTAssertEqual(result.termination, .exited(1))
+        XCTAssertEqual(result.stderr, "garage-pins: the folder \(folder) does not exist; create it first (the package makes /var/lib/garaged): sudo install -d -m 700 \(folder)\n")
+        XCTAssertFalse(fileExists(folder))
+    }
+
     func testInitRefusesWhileADaemonHoldsTheTable() throws {
         try initTable()
         let daemon = try startDaemon()
