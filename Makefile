@@ -44,8 +44,9 @@ INSTALL     ?= install
 BUILT       := $(SCRATCH)/release
 
 MANPAGES    := garaged.1 garage-pins.1
-# The docs keep the repository's layout, so the README's links (docs/..., wiring/...) still work.
-DOCS        := README.md docs/protocol.md docs/threat-model.md wiring/README.md
+# The docs keep the repository's layout, so the README's links (docs/..., wiring/...) still work:
+# every page in docs/ (the README is a front page that links to them).
+DOCS        := README.md $(sort $(wildcard docs/*.md)) wiring/README.md
 
 .PHONY: all build install uninstall deb package-test clean print-swiftflags
 

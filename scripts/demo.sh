@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/deps.sh
+scripts/deps.sh --swift
 swift build
 bin="$(swift build --show-bin-path)"
 demo="$PWD/.demo"

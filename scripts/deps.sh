@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages garaged needs to build and test, only those that are missing.
-# Usage: scripts/deps.sh [--print] [extra-package ...]
+# Usage: scripts/deps.sh [--swift] [--print] [extra-package ...]
+#   --swift   then fail, saying where to get one, when there is no swift to build with
+#             (scripts/demo.sh and scripts/test.sh: the README's two commands)
 #   --print   print the list (scripts/debian-swift.sh installs it in its root), install nothing.
 # No Swift on Debian 13 (trixie, the base of Raspberry Pi OS): Debian's own, swiftlang (6.0.3),
 # whose postinst links /usr/bin/swift (done here if it did not), git for SwiftPM, and libstdc++'s
 # -dev for a release build with the Swift standard library linked in (make deb).
 set -euo pipefail
 
+need_swift=0
+if [ "${1:-}" = --swift ]; then need_swift=1; shift; fi
 print=0
 if [ "${1:-}" = --print ]; then print=1; shift; fi
 packages=(libgpiod-dev libssl-dev libbluetooth-dev libmosquitto-dev libsystemd-dev libavahi-client-dev libqrencode-dev pkg-config gpiod util-linux mosquitto mosquitto-clients openssl "$@")
@@ -27,11 +31,20 @@ swift_on_path() {
     command -v swift >/dev/null ||
         { echo "deps.sh: swiftlang is installed but swift is not on PATH: add /usr/libexec/swift/bin to PATH" >&2; exit 1; }
 }
+# Debian 12 (bookworm, and Raspberry Pi OS bookworm) has no Swift package: say where one comes from.
+require_swift() {
+    [ "$need_swift" = 1 ] && ! command -v swift >/dev/null || return 0
+    local release
+    release=$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | tr -d '"')
+    echo "deps.sh: no swift on PATH, and ${release:-this system} has no Swift package of its own (Debian's swiftlang is in trixie, Debian 13, which deps.sh installs by itself there)." >&2
+    echo "deps.sh: install a Swift 6 toolchain for this system from swift.org (or with swiftly), put its usr/bin on PATH, and run this again; on a Raspberry Pi see docs/raspberry-pi.md, \"Which Raspberry Pi OS\"." >&2
+    exit 1
+}
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-((${#missing[@]} == 0)) && { swift_on_path; exit 0; }
+((${#missing[@]} == 0)) && { swift_on_path; require_swift; exit 0; }
 
 if [ -n "$sudo" ]; then
     command -v sudo >/dev/null || { echo "deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
@@ -41,3 +54,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 swift_on_path
+require_swift

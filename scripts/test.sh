@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # zbar-tools: zbarimg reads back the QR code garage-pins homekit draws; avahi-daemon,
 # avahi-utils and dbus: the HomeKit discovery test runs its own in a namespace; python3-venv:
 # scripts/homekit-tools.sh's virtualenv.
-scripts/deps.sh zbar-tools avahi-daemon avahi-utils dbus python3-venv
+scripts/deps.sh --swift zbar-tools avahi-daemon avahi-utils dbus python3-venv
 # The HomeKit tests' controller: aiohomekit (Home Assistant's), from PyPI.
 GARAGED_HAPCTL_PYTHON="$(scripts/homekit-tools.sh)"
 export GARAGED_HAPCTL_PYTHON

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Draws the wiring diagrams of wiring/README.md: each an SVG and a PNG beside this file.
+"""Draws the wiring diagrams of wiring/README.md, and the README's overview of the whole set-up
+(overview): each an SVG and a PNG beside this file.
 
     scripts/wiring.sh              # installs the pinned tools into .cache/wiring-py, runs this
     scripts/wiring.sh reed-switch  # just one drawing
@@ -565,6 +566,94 @@ def header_map():
 
 
 # ---------------------------------------------------------------------------------------------
+# the whole picture, for the README: who talks to the Pi, and what the Pi drives
+
+OVERVIEW_PI = "#1f5fa8"
+OVERVIEW_COMING = "#8a8a8a"
+
+
+def _node(ax, x, y, w, h, head, body, colour="black", dashed=False, fill="white"):
+    """A rounded box centred at (x, y): a bold first line, then smaller lines."""
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h,
+                                boxstyle="round,pad=0.02,rounding_size=0.18",
+                                fc=fill, ec=colour, lw=1.6, ls="--" if dashed else "-", zorder=2))
+    ax.text(x, y + h / 2 - 0.3, head, ha="center", va="top", fontsize=12.5, fontweight="bold",
+            color=colour, zorder=3)
+    if body:
+        ax.text(x, y + h / 2 - 0.78, body, ha="center", va="top", fontsize=10.5,
+                color=colour if dashed else NOTE_COLOUR, linespacing=1.3, zorder=3)
+
+
+def _link(ax, a, b, label, colour="black", dashed=False, both=False, above=True):
+    """An arrow from a to b with its label over (or under) the middle of the line."""
+    ax.annotate("", xy=b, xytext=a, zorder=1,
+                arrowprops=dict(arrowstyle="<|-|>" if both else "-|>", color=colour, lw=1.5,
+                                ls="--" if dashed else "-", shrinkA=0, shrinkB=0,
+                                mutation_scale=14))
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    ax.text(mx, my + (0.14 if above else -0.14), label, ha="center",
+            va="bottom" if above else "top", fontsize=10.5, color=colour, zorder=3,
+            bbox=dict(fc="white", ec="none", pad=0.6))
+
+
+def overview():
+    fig, ax = plt.subplots(figsize=(15.0, 8.0))
+    ax.set_xlim(0, 20)
+    ax.set_ylim(0.9, 11.5)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.text(10, 11.2, "garaged: a Raspberry Pi between the household and the garage door opener",
+            ha="center", va="center", fontsize=15)
+
+    # who asks: left column
+    left = 2.6
+    asks = [
+        (9.6, "iPhone: the book's app", "Bluetooth LE, a PIN;\nthe Pi is also its iBeacon"),
+        (7.4, "iPhone, Watch, CarPlay", "Apple Home (HomeKit), Siri;\naway: an Apple TV or HomePod"),
+        (5.2, "Home Assistant", "MQTT discovery: a cover,\nwho opened it, faults"),
+        (3.0, "A shell on the Pi", "garage-pins: open, PINs,\nhistory, who came and went"),
+    ]
+    for y, head, body in asks:
+        _node(ax, left, y, 4.6, 1.8, head, body)
+
+    # the Pi
+    px, py, pw, ph = 9.4, 6.3, 4.4, 7.4
+    _node(ax, px, py, pw, ph, "Raspberry Pi", "", colour=OVERVIEW_PI, fill="#eef4fb")
+    ax.text(px, py + 2.6, "garaged", ha="center", va="center", fontsize=15, fontweight="bold",
+            color=OVERVIEW_PI, zorder=3)
+    ax.text(px, py + 1.9, "one gate for every press:\nnever at boot, never stale,\n"
+            "never toward where the\ndoor is, warned before\na close",
+            ha="center", va="top", fontsize=10.5, color=NOTE_COLOUR, linespacing=1.3, zorder=3)
+    ax.text(px, py - 1.3, "PIN table (the book's EEPROM\nlayout), history, doctor",
+            ha="center", va="top", fontsize=10.5, color=NOTE_COLOUR, linespacing=1.3, zorder=3)
+    pl, pr = px - pw / 2, px + pw / 2
+    links = ["Bluetooth LE", "Wi-Fi: HomeKit", "MQTT", "Unix socket"]
+    for (y, _, _), label in zip(asks, links):
+        _link(ax, (left + 2.3, y), (pl, y), label, both=True)
+
+    # what the Pi drives and reads: right column
+    right = 16.6
+    _node(ax, right, 9.7, 5.2, 1.7, "Relay \u2192 opener's wall button",
+          "a dry-contact opener: shorting its\nbutton terminals moves the door")
+    _node(ax, right, 7.5, 5.2, 1.7, "Security+ 2.0 opener",
+          "yellow learn button: over its own\nwire through the Pi's UART (coming)",
+          colour=OVERVIEW_COMING, dashed=True)
+    _node(ax, right, 5.2, 5.2, 1.7, "Door sensors",
+          "reed switches (closed, open),\nthe opener's photo-eye")
+    _node(ax, right, 3.0, 5.2, 1.7, "Warning and light",
+          "a flashing light or buzzer before\nevery close; the garage light")
+    _link(ax, (pr, 9.7), (right - 2.6, 9.7), "GPIO")
+    _link(ax, (pr, 7.5), (right - 2.6, 7.5), "UART", colour=OVERVIEW_COMING, dashed=True,
+          both=True)
+    _link(ax, (right - 2.6, 5.2), (pr, 5.2), "GPIO in")
+    _link(ax, (pr, 3.0), (right - 2.6, 3.0), "GPIO")
+    ax.text(10, 1.4, "The opener's own safety (photo-eyes, force limit) stays in charge: garaged"
+            " only ever asks it to move, as its wall button does.",
+            ha="center", va="center", fontsize=11, color=NOTE_COLOUR)
+    _save_fig(fig, "overview")
+
+
+# ---------------------------------------------------------------------------------------------
 
 DRAWINGS = {
     "relay-mosfet": relay_mosfet,
@@ -573,6 +662,7 @@ DRAWINGS = {
     "reed-switch": reed_switch,
     "warning-buzzer": warning_buzzer,
     "header-map": header_map,
+    "overview": overview,
 }
 
 

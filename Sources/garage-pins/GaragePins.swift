@@ -53,6 +53,11 @@ struct GaragePins: ParsableCommand {
             var stderr = StandardError()
             print("garage-pins: warning: core dumps cannot be forbidden (\(String(cString: strerror(core)))): a crash could leave the PINs in a core file", to: &stderr)
         }
+        if let why = misplaced(Array(CommandLine.arguments.dropFirst())) {
+            var stderr = StandardError()
+            print("garage-pins: \(why)", to: &stderr)
+            Glibc.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -65,5 +70,25 @@ struct GaragePins: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// What is wrong with a command line whose first word is not a command, in words that point
+    /// at the fix (ArgumentParser would say "Unexpected argument 'opne'", or, with options after
+    /// it, "Unknown option '--socket'", which sends the reader after the wrong word); nil when
+    /// ArgumentParser should have it.
+    static func misplaced(_ arguments: [String]) -> String? {
+        guard let first = arguments.first else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        let list = "garage-pins --help lists the commands"
+        if first.hasPrefix("-") {
+            // An option before the command (`garage-pins --pin 12345 open`): say where it goes.
+            guard let command = arguments.first(where: { names.contains($0) }), command != "help" else { return nil }
+            return "the command comes first, then its options: garage-pins \(command) \(first)... (\(list))"
+        }
+        guard !names.contains(first) else { return nil }
+        if let meant = NearestWord.to(first, among: names) {
+            return "there is no command '\(first.escapingControlCharacters)'; did you mean '\(meant)'? (\(list))"
+        }
+        return "there is no command '\(first.escapingControlCharacters)' (\(list))"
     }
 }

@@ -80,6 +80,19 @@ final class ConfigTests: GaragedTestCase {
         try assertRefusesToStart(["--config", config], naming: ["pluse-ms", "unknown", config])
     }
 
+    /// Issue 32: a typo in a setting's name, in the file or as a flag (a door's too), says which
+    /// setting was meant; a name like none lists them all.
+    func testATypoInASettingsNameSaysWhichWasMeant() throws {
+        try initTable()
+        let typo = try writeConfig("relya = gpiochip0:17\n", name: "typo.conf")
+        try assertRefusesToStart(["--config", typo], naming: ["typo.conf:1: unknown setting 'relya'; did you mean 'relay'?"])
+        try assertRefusesToStart(["--relya", "gpiochip0:17"], naming: ["unknown option --relya (did you mean --relay?)"])
+        try assertRefusesToStart(["--door.gate.sensor-close", "gpiochip0:27"],
+                                 naming: ["unknown option --door.gate.sensor-close (did you mean --door.gate.sensor-closed?)"])
+        let unlike = try writeConfig("colour = red\n", name: "unlike.conf")
+        try assertRefusesToStart(["--config", unlike], naming: ["unknown setting 'colour'; known: active-low,"])
+    }
+
     func testOutOfRangeValuesStopTheDaemonNamingThem() throws {
         try initTable()
         try assertRefusesToStart(["--pulse-ms", "10"], naming: ["pulse-ms", "50", "5000", "10"])
@@ -138,9 +151,11 @@ final class ConfigTests: GaragedTestCase {
         }
     }
 
-    /// Every setting `garaged --help` lists (from the catalog) is documented in the README's
-    /// table and shown in the example config, so a new setting cannot be left out of either.
-    func testEverySettingIsInTheREADMEAndTheExampleConfig() throws {
+    /// Every setting `garaged --help` lists (from the catalog) is in the configuration reference
+    /// (docs/configuration.md, which `garaged settings-reference` makes from the same catalog and
+    /// scripts/generate-docs.sh writes: the committed page must be what the code makes) and
+    /// shown in the example config, so a new setting cannot be left out of either.
+    func testEverySettingIsInTheReferenceAndTheExampleConfig() throws {
         let help = try spawn(try Binaries.path(of: "garaged"), ["--help"], name: "garaged-help")
         XCTAssertEqual(help.waitForExit(timeout: .seconds(5)), .exited(0))
         let keys = help.stdout.split(separator: "\n").compactMap { line -> String? in
@@ -150,9 +165,12 @@ final class ConfigTests: GaragedTestCase {
         }
         XCTAssertGreaterThan(keys.count, 15, help.stdout)
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let readme = readText(repo + "/README.md"), example = readText(repo + "/packaging/garaged.conf.example")
+        let reference = readText(repo + "/docs/configuration.md"), example = readText(repo + "/packaging/garaged.conf.example")
+        let generated = try spawn(try Binaries.path(of: "garaged"), ["settings-reference"], name: "garaged-reference")
+        XCTAssertEqual(generated.waitForExit(timeout: .seconds(5)), .exited(0), generated.stderr)
+        XCTAssertEqual(generated.stdout, reference, "docs/configuration.md is out of date: run scripts/generate-docs.sh")
         for key in keys {
-            XCTAssertTrue(readme.contains("| `\(key)`") || readme.contains("`\(key)`,") || readme.contains(", `\(key)`"), "README's settings table lacks \(key)")
+            XCTAssertTrue(reference.contains("| `\(key)` |"), "docs/configuration.md lacks \(key)")
             XCTAssertTrue(example.contains("\n\(key) = ") || example.contains("# \(key) = "), "the example config lacks \(key)")
         }
     }

@@ -66,6 +66,25 @@ final class DoctorTests: GaragedTestCase {
         XCTAssertTrue(lines(r.stdout, "warn", "auto-close").contains { $0.contains("16 CFR 1211.14") }, r.stdout)
     }
 
+    /// Issue 32: the first line names the system (a bookworm arm64 Pi is warned that the
+    /// package needs trixie: SystemReleaseTests), even when the settings are wrong.
+    func testTheFirstLineNamesTheSystem() throws {
+        try initTable()
+        var u = utsname()
+        XCTAssertEqual(uname(&u), 0)
+        let machine = withUnsafeBytes(of: u.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let release = readText("/etc/os-release")
+        let pretty = release.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
+            .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        for extra in [[], ["--pulse-ms", "1"]] {
+            let r = try doctor(extra)
+            let first = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
+            XCTAssertTrue(first.hasPrefix("ok    system: ") || first.hasPrefix("warn  system: "), r.stdout)
+            XCTAssertTrue(first.contains(", \(machine)"), "names the machine \(machine): \(first)")
+            if let pretty { XCTAssertTrue(first.contains(pretty), "names \(pretty): \(first)") }
+        }
+    }
+
     func testBesideTheRunningDaemonItSaysSoAndPasses() throws {
         try initTable()
         let daemon = try startDaemon()

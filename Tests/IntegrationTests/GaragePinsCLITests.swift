@@ -52,6 +52,52 @@ final class GaragePinsCLITests: GaragedTestCase {
         XCTAssertTrue(busy.stderr.contains("ERR BUSY"), busy.stderr)
     }
 
+    /// Issue 32: `light on` at a door with no light wired said "the daemon does not know that
+    /// command (ERR CMD)"; it says that no light is wired and which setting wires one.
+    func testLightWithoutALightSaysWhichSettingWiresOne() throws {
+        try initTable()
+        let daemon = try startDaemon()
+        let env = ["GARAGE_PIN": "12345"]
+        let result = try garagePins(["light", "on", "--socket", daemon.socketPath], environment: env)
+        XCTAssertEqual(result.termination, .exited(1))
+        XCTAssertEqual(result.stderr, "garage-pins: garaged refused: the door has no light wired; garaged switches a light only on the line its setting names: light = CHIP:LINE in garaged's config (e.g. light = gpiochip0:24; with several doors, in the first door's section), or --light; then restart garaged (ERR CMD)\n")
+        let named = try garagePins(["light", "off", "--door", "1", "--socket", daemon.socketPath], environment: env)
+        XCTAssertEqual(named.termination, .exited(1))
+        XCTAssertTrue(named.stderr.contains("door 1 has no light wired") && named.stderr.contains("--door.NAME.light"), named.stderr)
+        XCTAssertFalse(named.stderr.contains("does not know that command"), named.stderr)
+        XCTAssertEqual(try daemon.trace().count, 1, "nothing switched, nothing pressed")
+
+        // With a light the same command works.
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let lit = try startDaemon(["--light", "sim:\(dir)/light.trace"])
+        let on = try garagePins(["light", "on", "--socket", lit.socketPath], environment: env)
+        XCTAssertEqual(on.termination, .exited(0), on.stderr)
+        XCTAssertEqual(on.stdout, "light on\n")
+    }
+
+    /// Issue 32: a typo in the command ("Unexpected argument 'opne'", or with options after it
+    /// "Unknown option '--socket'") and an option before the command ("Unknown option '--pin'")
+    /// say what was wrong and what to type; usage errors exit 2 as before.
+    func testATypoInTheCommandSaysWhichCommandWasMeant() throws {
+        let socket = ["--socket", dir + "/none.sock", "--pin", "12345"]
+        let typo = try garagePins(["opne"] + socket)
+        XCTAssertEqual(typo.termination, .exited(2))
+        XCTAssertEqual(typo.stderr, "garage-pins: there is no command 'opne'; did you mean 'open'? (garage-pins --help lists the commands)\n")
+        let capital = try garagePins(["Status"])
+        XCTAssertEqual(capital.termination, .exited(2))
+        XCTAssertTrue(capital.stderr.contains("did you mean 'status'?"), capital.stderr)
+        let nothingLike = try garagePins(["garage"])
+        XCTAssertEqual(nothingLike.termination, .exited(2))
+        XCTAssertEqual(nothingLike.stderr, "garage-pins: there is no command 'garage' (garage-pins --help lists the commands)\n")
+        let before = try garagePins(["--pin", "12345", "open"])
+        XCTAssertEqual(before.termination, .exited(2))
+        XCTAssertEqual(before.stderr, "garage-pins: the command comes first, then its options: garage-pins open --pin... (garage-pins --help lists the commands)\n")
+        XCTAssertFalse(before.stderr.contains("12345"), "the PIN is not echoed")
+        // The root's own options still work.
+        XCTAssertEqual(try garagePins(["--help"]).termination, .exited(0))
+        XCTAssertEqual(try garagePins(["help", "open"]).termination, .exited(0))
+    }
+
     func testNoDaemonExitsThreeNamingTheSocket() throws {
         let missing = dir + "/no-daemon.sock"
         let result = try garagePins(["status", "--socket", missing], environment: ["GARAGE_PIN": "12345"])
@@ -99,6 +145,16 @@ final class GaragePinsCLITests: GaragedTestCase {
         let badSlots = try garagePins(["init", "--pins", dir + "/other", "--master", "54321", "--slots", "171"])
         XCTAssertEqual(badSlots.termination, .exited(2), badSlots.stderr)
         XCTAssertFalse(fileExists(dir + "/other"))
+    }
+
+    /// Issue 32: after a hand install there is no /var/lib/garaged, and init said "cannot open
+    /// ….lock: No such file or directory"; it names the folder and the command that makes it.
+    func testInitIntoAMissingFolderSaysToCreateIt() throws {
+        let folder = dir + "/var/lib/garaged"
+        let result = try garagePins(["init", "--pins", folder + "/pins.eeprom", "--master", "12345"])
+        XCTAssertEqual(result.termination, .exited(1))
+        XCTAssertEqual(result.stderr, "garage-pins: the folder \(folder) does not exist; create it first (the package makes /var/lib/garaged): sudo install -d -m 700 \(folder)\n")
+        XCTAssertFalse(fileExists(folder))
     }
 
     func testInitRefusesWhileADaemonHoldsTheTable() throws {

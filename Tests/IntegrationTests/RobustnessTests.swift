@@ -8,7 +8,7 @@ import Glibc
 /// this suite. Each test states the promise and reproduces the breach ("Breach:") the way it was
 /// found, deterministically: all three fail against 937e315 and pass since 468f78b fixed them.
 final class RobustnessTests: GaragedTestCase {
-    /// Promise (PulseDriver's doc, README "Presses run on a thread of their own"): nothing else the
+    /// Promise (PulseDriver's doc, docs/sensors.md "Presses run on a thread of their own"): nothing else the
     /// daemon does can stretch a press. Breach: the relay thread writes the `press` log line to
     /// stderr between energising and releasing the relay, with a blocking write(2). When stderr
     /// cannot take the line (journald stalled, a full pipe, a terminal paused with Ctrl-S), the

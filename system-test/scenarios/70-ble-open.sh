@@ -206,7 +206,7 @@ t_tx=$(btmon_att hci1 'Write Command' 1) t_ok=$(btmon_att hci1 'Handle Value Not
     metric ble_write_to_ok_notification_ms "$(ms_between "$t_tx" "$t_ok") (Write Command sent by hci1 -> OK notification received by hci1, btmon)"
 metric local_close_while_down "status and close answered; hci0 $([ $hci0_stayed_down = 1 ] && echo still off || echo up again) $(ms_between "$t_off" "$t_chk") ms after the power off"
 if [ $hci0_stayed_down = 1 ]; then
-    metric garaged_on_down_adapter "left hci0 off as the owner asked (README: an adapter powered off while garaged runs stays off); it logged: $(grep -o 'why="[^"]*"' "$ST_OUT/d.log" | head -n 1)"
+    metric garaged_on_down_adapter "left hci0 off as the owner asked (docs/bluetooth.md: an adapter powered off while garaged runs stays off); it logged: $(grep -o 'why="[^"]*"' "$ST_OUT/d.log" | head -n 1)"
 fi
 if [ $ghost = 1 ]; then
     seen=$(awk '/^[<>@=]/ { h = "" }

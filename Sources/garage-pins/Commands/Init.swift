@@ -1,6 +1,9 @@
 import ArgumentParser
 import DoorCore
 import DoorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension GaragePins {
     /// `init`: a new table with a master PIN.
@@ -25,6 +28,13 @@ extension GaragePins {
             try runReportingErrors { () throws(CLIError) in
                 guard let masterPIN = PIN(master) else {
                     throw .usage("--master must be exactly 5 printable ASCII characters without spaces, e.g. 12345")
+                }
+                // A hand install (make install) makes no /var/lib/garaged: say so, not "cannot
+                // open ….lock: No such file or directory".
+                let folder = AtomicFile.directory(of: pins)
+                var st = stat()
+                if stat(folder, &st) != 0, errno == ENOENT {
+                    throw .file("the folder \(folder) does not exist; create it first (the package makes /var/lib/garaged): sudo install -d -m 700 \(folder)")
                 }
                 if let holder = TableLock.holder(tablePath: pins) {
                     throw .file("PIN table \(pins) is in use by process \(holder) (a running garaged); stop it first")

@@ -6,7 +6,7 @@ extension GaragePins {
     struct Light: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Switch the garage light on (until switched off) or off.",
-            discussion: "Any stored PIN; refused (ERR CMD) when garaged has no --light.")
+            discussion: "Any stored PIN; refused when the door has no light wired (the setting light, e.g. light = gpiochip0:24 in garaged's config).")
         @OptionGroup var daemon: DaemonOptions
         @OptionGroup var door: DoorOption
         @Argument(help: ArgumentHelp("on or off.", valueName: "on|off")) var state: String
@@ -17,9 +17,31 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                _ = try daemon.send(.light(on: state == "on"), door: door.choice)
+                do throws(CLIError) {
+                    _ = try daemon.send(.light(on: state == "on"), door: door.choice)
+                } catch .refused(let why) where why.hasSuffix("(\(Reply.error(.command).text))") {
+                    // L= is the one request a door without a light answers ERR CMD: say what
+                    // is missing and which setting wires it, not "unknown command".
+                    throw .refused(Light.notWired(door.door))
+                }
                 print("light \(state)" + door.suffix)
             }
+        }
+
+        /// Why `light on` was refused by a door without a light, and which setting wires one.
+        static func notWired(_ door: String?) -> String {
+            let wire: String
+            if let door {
+                let named = !door.allSatisfy(\.isNumber)
+                wire = "door \(door) has no light wired; garaged switches a light only on the line its setting names: "
+                    + "light = CHIP:LINE in its [door \(named ? door : "NAME")] section (e.g. light = gpiochip0:24), "
+                    + "or --door.\(named ? door : "NAME").light"
+            } else {
+                wire = "the door has no light wired; garaged switches a light only on the line its setting names: "
+                    + "light = CHIP:LINE in garaged's config (e.g. light = gpiochip0:24; with several doors, in the "
+                    + "first door's section), or --light"
+            }
+            return "garaged refused: \(wire); then restart garaged (ERR CMD)"
         }
     }
 }

@@ -29,7 +29,7 @@ struct GaragedCommand: ParsableCommand {
 
         """ + Catalog.all.map(\.helpLine).joined(separator: "\n\n"),
         version: BuildInfo.version,
-        subcommands: [RunDaemon.self, Doctor.self],
+        subcommands: [RunDaemon.self, Doctor.self, SettingsReference.self],
         defaultSubcommand: RunDaemon.self
     )
 }

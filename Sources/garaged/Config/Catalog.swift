@@ -8,13 +8,13 @@ struct Catalog: Sendable {
     // Files and sockets.
     let pins = Setting.text("pins", "The PIN table (an EEPROM image; create it with `garage-pins init`).", value: "FILE", default: "/var/lib/garaged/pins.eeprom")
     let events = Setting.optional("events", "The event history for `garage-pins log` and `who`; it rotates to FILE.1, and attempts go to FILE.attempts.", value: "FILE", defaultText: "the table's path + .events")
-    let socket = Setting.text("socket", "The local socket the owner's tools talk to (SOCK_SEQPACKET, mode 0660).", value: "PATH", default: LocalSocketAddress.defaultPath)
+    let socket = Setting.text("socket", "The local socket the owner's tools talk to (SOCK_SEQPACKET, mode 0660, many clients at once).", value: "PATH", default: LocalSocketAddress.defaultPath)
     let socketGroup = Setting.optional("socket-group", "The group whose members may use the local socket.", value: "GROUP", defaultText: "\(Settings.defaultSocketGroup), when that group exists")
     let attSocket = Setting.optional("att-socket", "Also serve GATT on this Unix SOCK_SEQPACKET socket, one ATT bearer per connection, exactly as over Bluetooth (tests, tools without a radio).", value: "PATH")
 
     // The relay and the door (each of these is per door: see `DoorSections`).
-    let name = Setting.parsed("name", "The door's name as people read it (the status, the history).", value: "TEXT", default: nil, defaultText: "the section's NAME; none for the one door of a file without sections", Catalog.displayName).eachDoor
-    let relay = Setting.parsed("relay", "CHIP:LINE for a real line through libgpiod (gpiochip0:17, gpiochip0:GPIO17, pinctrl-bcm2711:17), or sim:FILE for the simulated line.", value: "SPEC", default: RelaySpec.simulated(path: "/run/garaged/relay.trace"), defaultText: RelaySpec.defaultValue, RelaySpec.parse).eachDoor
+    let name = Setting.parsed("name", "The door's name as people read it (the status, the history), at most 32 characters.", value: "TEXT", default: nil, defaultText: "the section's NAME; none for the one door of a file without sections", Catalog.displayName).eachDoor
+    let relay = Setting.parsed("relay", "CHIP:LINE for a real line through libgpiod (gpiochip0:17, gpiochip0:GPIO17, /dev/gpiochip0:17, pinctrl-bcm2711:17), or sim:FILE for the simulated line.", value: "SPEC", default: RelaySpec.simulated(path: "/run/garaged/relay.trace"), defaultText: RelaySpec.defaultValue, RelaySpec.parse).eachDoor
     let activeLow = Setting.flag("active-low", "The relay board energises on a low level (the kernel inverts the line).", default: false).eachDoor
     let pulseMs = Setting.number("pulse-ms", "How long a button press lasts, milliseconds,", value: "MS", DoorTiming.pulseRange, default: 300, unit: "milliseconds").eachDoor
     let travelS = Setting.number("travel-s", "How long the door takes to open or close, seconds,", value: "S", DoorTiming.travelRange, default: 12, unit: "seconds").eachDoor
@@ -48,7 +48,7 @@ struct Catalog: Sendable {
     let beaconMajor = Setting.number("beacon-major", "The iBeacon major,", value: "N", 0...65535, default: 0, unit: "iBeacon major")
     let beaconMinor = Setting.number("beacon-minor", "The iBeacon minor,", value: "N", 0...65535, default: 1, unit: "iBeacon minor")
     let beaconPower = Setting.number("beacon-power", "The iBeacon measured power: RSSI at 1 m, dBm,", value: "DBM", -127...20, default: Int(IBeacon.defaultMeasuredPower), unit: "dBm measured at 1 m")
-    let advertisingIntervalMs = Setting.number("advertising-interval-ms", "How often to advertise, milliseconds,", value: "MS", 20...10240, default: GarageAdvertising.intervalMilliseconds, unit: "milliseconds")
+    let advertisingIntervalMs = Setting.number("advertising-interval-ms", "How often to advertise (the book's beacon interval), milliseconds,", value: "MS", 20...10240, default: GarageAdvertising.intervalMilliseconds, unit: "milliseconds")
 
     // Home Assistant over MQTT.
     let mqtt = Setting.optional("mqtt", "The MQTT broker: mqtt://HOST[:PORT] (port 1883) or mqtts://HOST[:PORT] (TLS, port 8883). Off when not set.", value: "URL")
@@ -63,7 +63,7 @@ struct Catalog: Sendable {
     // Apple Home.
     let homekit = Setting.flag("homekit", "Be a HomeKit garage door (Apple Home, Siri, CarPlay): pair with `garage-pins homekit`'s code or QR code.", default: false)
     let homekitPort = Setting.number("homekit-port", "HomeKit's TCP port (0: any free port, said in the log).", value: "PORT", 0...65535, default: 51826, unit: "a TCP port")
-    let homekitBind = Setting.optional("homekit-bind", "Listen for HomeKit on this address only.", value: "ADDR", defaultText: "every address")
+    let homekitBind = Setting.optional("homekit-bind", "Listen for HomeKit on this one address only (IPv4 or IPv6).", value: "ADDR", defaultText: "every address")
     let homekitName = Setting.text("homekit-name", "The accessory's name in the Home app.", value: "NAME", default: "Garage Door")
 
     /// Every setting above, in declaration order.

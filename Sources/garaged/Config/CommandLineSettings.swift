@@ -1,3 +1,4 @@
+import DoorCore
 /// The settings given on the command line, by the catalog: `--key VALUE`, `--key=VALUE`, and
 /// for true/false settings `--key` / `--no-key`. A door's own setting for one of several doors
 /// is `--door.NAME.KEY VALUE` (`--door.NAME.no-KEY` for a flag). ArgumentParser hands over what
@@ -48,7 +49,8 @@ struct CommandLineSettings {
                 value = "false"
             }
             guard let setting = byKey[key] else {
-                throw ConfigError("unknown option --\(name); garaged --help lists the settings")
+                let meant = NearestWord.to(bare, among: Catalog.all.map(\.key)).map { " (did you mean --\(door.map { "door.\($0)." } ?? "")\($0)?)" } ?? ""
+                throw ConfigError("unknown option --\(name)\(meant); garaged --help lists the settings")
             }
             if let door, !setting.perDoor {
                 throw ConfigError("--\(name): \(key) is a setting for all doors, not door \(door)'s; give it as --\(key)")

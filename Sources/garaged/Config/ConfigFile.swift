@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -88,6 +89,9 @@ struct ConfigFile {
             let key = String(trimmed[..<eq]).trimmed
             var value = String(trimmed[trimmed.index(after: eq)...]).trimmed
             guard ConfigFile.keys.contains(key) else {
+                if let meant = NearestWord.to(key, among: Catalog.all.map(\.key)) {
+                    throw ConfigError("\(at): unknown setting '\(key)'; did you mean '\(meant)'? (garaged --help lists every setting)")
+                }
                 throw ConfigError("\(at): unknown setting '\(key)'; known: \(ConfigFile.keys.sorted().joined(separator: ", "))")
             }
             if let door = doors.last?.door, !ConfigFile.doorKeys.contains(key) {

@@ -16,6 +16,8 @@ struct Setting<Value: Sendable>: Sendable {
     /// True for a door's own setting (its relay, timing, switches, outputs): set per
     /// `[door NAME]` section, or at the top for the one door of a file without sections.
     var perDoor = false
+    /// The values a number may take; nil for any other kind of setting.
+    var range: ClosedRange<Int>? = nil
 
     /// The same setting, set for each door on its own.
     var eachDoor: Setting {
@@ -50,14 +52,14 @@ extension Setting where Value == Int {
     /// A whole number within `range`; `unit` says what it counts, for the help and the errors.
     static func number(_ key: String, _ help: String, value: String, _ range: ClosedRange<Int>, default fallback: Int,
                        unit: String) -> Setting {
-        Setting(key: key, help: help + " \(range.lowerBound) to \(range.upperBound)", valueName: value,
-                defaultValue: fallback, defaultText: String(fallback)) { text throws(SettingError) in
+        Setting(key: key, help: help, valueName: value,
+                defaultValue: fallback, defaultText: String(fallback), decode: { text throws(SettingError) in
             guard let n = Int(text) else { throw SettingError("'\(text)' is not a whole number (\(unit))") }
             guard range.contains(n) else {
                 throw SettingError("must be from \(range.lowerBound) to \(range.upperBound) (\(unit)), not \(n)")
             }
             return n
-        }
+        }, range: range)
     }
 }
 
@@ -90,10 +92,12 @@ struct AnySetting: Sendable {
     let defaultText: String?
     let decode: @Sendable (String) throws(SettingError) -> any Sendable
     let perDoor: Bool
+    let range: ClosedRange<Int>?
 
     init<V>(_ setting: Setting<V>) {
         key = setting.key
         perDoor = setting.perDoor
+        range = setting.range
         help = setting.help
         valueName = setting.valueName
         defaultText = setting.defaultText
@@ -102,9 +106,18 @@ struct AnySetting: Sendable {
 
     var isFlag: Bool { valueName == nil }
 
+    /// The flag as `--help` and the reference show it: `--pulse-ms MS`, `--[no-]active-low`.
+    var flag: String { isFlag ? "--[no-]\(key)" : "--\(key) \(valueName!)" }
+
+    /// The values it takes, in words: `50 to 5000`, `on or off`, or what the value is (`SPEC`).
+    var values: String {
+        if let range { return "\(range.lowerBound) to \(range.upperBound)" }
+        return isFlag ? "on or off" : valueName!
+    }
+
     /// The setting's paragraph in `--help`.
     var helpLine: String {
-        let flag = isFlag ? "--[no-]\(key)" : "--\(key) \(valueName!)"
-        return flag + ": " + (perDoor ? "(per door) " : "") + help + (defaultText.map { " (default \($0))" } ?? "")
+        flag + ": " + (perDoor ? "(per door) " : "") + help + (range.map { " \($0.lowerBound) to \($0.upperBound)" } ?? "")
+            + (defaultText.map { " (default \($0))" } ?? "")
     }
 }

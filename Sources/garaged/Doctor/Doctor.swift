@@ -7,7 +7,7 @@ import DoorCore
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check the settings, table, GPIO lines, socket, Bluetooth and MQTT; print what to fix.",
+        abstract: "Check the system, settings, table, GPIO lines, socket, Bluetooth and MQTT; print what to fix.",
         usage: "garaged doctor [--SETTING VALUE ...] [--config FILE]",
         discussion: "Give it the settings garaged runs with (the same flags, the same --config). Each line starts with ok, warn (works, but read it) or FAIL (garaged would not start or not work). It only looks: it requests no GPIO line, writes no file, and may run beside the daemon. Exit status 0 when nothing FAILs, 1 otherwise."
     )
@@ -16,6 +16,7 @@ struct Doctor: ParsableCommand {
 
     func run() throws {
         var report = DoctorReport()
+        DoctorChecks.system(into: &report)
         // The doctor reads the table and the MQTT password too.
         if let why = Daemon.forbidCoreDumps() {
             report.add(.warn, "core dumps", "cannot be forbidden (\(why)): a crash of garaged could leave the PINs and keys in a core file")

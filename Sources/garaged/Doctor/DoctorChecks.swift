@@ -6,7 +6,8 @@ import Glibc
 
 /// The checks `garaged doctor` runs, each on one part of what the daemon needs; the parts are
 /// in `DoctorChecks+Files.swift` (table, events, socket), `DoctorChecks+Lines.swift` (GPIO),
-/// `DoctorChecks+Radio.swift` (Bluetooth, MQTT), `DoctorChecks+HomeKit.swift` (avahi). Every
+/// `DoctorChecks+Radio.swift` (Bluetooth, MQTT), `DoctorChecks+HomeKit.swift` (avahi),
+/// `DoctorChecks+System.swift` (the OS release, first, even when the settings fail). Every
 /// check only looks.
 struct DoctorChecks {
     let settings: Settings
