@@ -4,7 +4,7 @@ folders below it declare, never what a folder above declares. The layers, lowest
 
   Runtime      threads, wake-ups, the log, systemd, the history's writer, services
   Transport    sockets, connections, listeners, the door loop's inbox
-  Relay Sensors MQTT Bluetooth HomeKit Config   the door's lines and the channels
+  Drives Sensors MQTT Bluetooth HomeKit Config   what moves the door, its lines and the channels
   Daemon       the door loop and the wiring
   Doctor Commands   the checks, and the command line (garaged run, garaged doctor)
 
@@ -12,7 +12,7 @@ Prints each use of a higher layer's name (file:line: name, declared in FOLDER) a
 there is any. Usage: scripts/layers.py [SOURCES_DIR]"""
 import os, re, sys
 
-LAYERS = [["Runtime"], ["Transport"], ["Relay", "Sensors", "MQTT", "Bluetooth", "HomeKit", "Config"], ["Daemon"], ["Doctor", "Commands"]]
+LAYERS = [["Runtime"], ["Transport"], ["Drives", "Sensors", "MQTT", "Bluetooth", "HomeKit", "Config"], ["Daemon"], ["Doctor", "Commands"]]
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "Sources", "garaged")
 level = {folder: i for i, group in enumerate(LAYERS) for folder in group}
 

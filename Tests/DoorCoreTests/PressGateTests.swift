@@ -9,6 +9,29 @@ final class PressGateTests: XCTestCase {
     private let both = DoorSensing(closedSwitch: true, openSwitch: true)
     private let closedOnly = DoorSensing(closedSwitch: true)
 
+    /// Every permit names the one action its drive carries out: an opener's wire sends it as
+    /// is (never a toggle); a relay presses for any of them.
+    func testEveryPermitNamesItsAction() {
+        func actions(_ events: [Door.Event]) -> [DoorAction] {
+            events.compactMap { if case .press(let p) = $0 { return p.action } else { return nil } }
+        }
+        let plain = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(30))
+        var door = Door(timing: plain, sensing: both, closed: true, at: t(0))
+        XCTAssertEqual(actions(door.request(open: true, at: t(0)).events), [.open])
+        _ = door.relayReleased(at: t(300))
+        _ = door.sensor(.closed, active: false, at: t(1_000))
+        XCTAssertEqual(actions(door.stop(at: t(2_000)).events), [.stop])
+        _ = door.relayReleased(at: t(2_300))
+        XCTAssertEqual(actions(door.request(open: false, at: t(3_000)).events), [.close])
+        _ = door.relayReleased(at: t(3_300))
+        _ = door.sensor(.closed, active: true, at: t(9_000))
+        _ = door.request(open: true, at: t(10_000))
+        _ = door.relayReleased(at: t(10_300))
+        _ = door.sensor(.closed, active: false, at: t(11_000))
+        _ = door.sensor(.open, active: true, at: t(20_000))
+        XCTAssertEqual(actions(door.advance(to: t(50_000))), [.close], "the auto-close")
+    }
+
     /// B5: with only the closed switch, a door resting off it is STOPPED; a press from there
     /// may close it, so `O=1` warns a whole warning first.
     func testAnOpenFromStoppedIsWarnedFirst() {

@@ -95,6 +95,15 @@ extension Door {
 /// so the relay can refuse one it has already carried out (a replay).
 public struct PressPermit: Equatable, Sendable {
     public let reason: Door.Press
+    /// What the door is to do: a relay's pulse does any of them; an opener's wire sends the
+    /// explicit command. Never a toggle: the gate decided this one action.
+    public var action: DoorAction {
+        switch reason {
+        case .open: return .open
+        case .close, .autoClose: return .close
+        case .stop: return .stop
+        }
+    }
     /// 1 for the first press this door decided, then counting up.
     public let number: UInt64
     /// The door that decided it (`Door.index`): only that door's relay may press it.
@@ -105,6 +114,11 @@ public struct PressPermit: Equatable, Sendable {
         self.number = number
         self.door = door
     }
+}
+
+/// What a permitted press asks of the door's drive.
+public enum DoorAction: String, Sendable, CaseIterable {
+    case open, close, stop
 }
 
 /// Why the gate refused a press: what a request is answered, and in words for the log.

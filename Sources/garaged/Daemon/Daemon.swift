@@ -130,7 +130,7 @@ struct Daemon {
         let parts = setups.map { d in
             let index = d.index
             return DoorParts(index: index,
-                      pulser: PulseDriver(line: d.hardware.relay, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index,
+                      drive: PulseDriver(line: d.hardware.relay, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index,
                                           name: setups.count > 1 ? d.settings.id : nil) { overran in
                           inbox.relayReleased(door: index, overran: overran)
                       },
@@ -196,7 +196,7 @@ struct Daemon {
         // (In steps: as one expression it is too much for the type checker of Debian's Swift 6.0.3.)
         var ordered: [any Service] = [events]
         ordered += hardware.map { DoorLines($0) as any Service }
-        ordered += parts.map { $0.pulser as any Service }
+        ordered += parts.map { $0.drive as any Service }
         ordered.append(loop)
         let requests: [(any Service)?] = [peripheral, mqtt, mdns]
         let services = ServiceGroup(services: ordered + requests.compactMap { $0 })

@@ -115,7 +115,7 @@ extension DoorLoop {
     /// it never waits for a release that will not come.
     func press(_ permit: PressPermit) {
         // A refusal is logged by the pulse driver, with its reason.
-        guard !doors[permit.door].pulser.press(permit) else { return }
+        guard !doors[permit.door].drive.carryOut(permit) else { return }
         carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
     }
 
@@ -128,12 +128,12 @@ extension DoorLoop {
     }
 }
 
-/// One door's parts the loop drives: its relay (through the pulse driver), its outputs and
-/// its switches.
+/// One door's parts the loop drives: what moves it (today a relay, through the pulse driver),
+/// its outputs and its switches.
 struct DoorParts {
     /// The door's `Door.index`.
     let index: Int
-    let pulser: PulseDriver
+    let drive: any DoorDrive
     let outputs: DoorOutputs
     let switches: [any SwitchInput]
 }

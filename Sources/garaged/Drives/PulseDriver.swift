@@ -15,7 +15,7 @@ import Synchronization
 /// A guard thread watches every press: should the relay still be energised `guardMargin` after
 /// the press was due to end (the relay thread held up), the guard releases it. Any press that
 /// lasted longer than that is reported as an overrun (a fault the door records).
-final class PulseDriver: Service, @unchecked Sendable {
+final class PulseDriver: DoorDrive, @unchecked Sendable {
     /// A press the caller started: the line set active (or the set's failure) and when.
     private struct Started {
         var permit: PressPermit
@@ -87,6 +87,10 @@ final class PulseDriver: Service, @unchecked Sendable {
         relay.start { [self] in run() }
         guardian.start { [self] in guardRelay() }
     }
+
+    /// The relay's drive: every action (open, close, stop) is the same press of the button.
+    @inline(__always)
+    func carryOut(_ permit: PressPermit) -> Bool { press(permit) }
 
     /// Starts one press on the caller's thread and returns at once: the line goes active here,
     /// with nothing between the decision and the relay, and the relay thread (real-time
