@@ -47,6 +47,7 @@ extension Controller {
             return outcome
         }
         let decision = doors[index].door.identify(at: now)
+        outcome.nothingToShow = decision.reply == .error(.command)
         if decision.events.contains(where: { if case .warning(on: true) = $0 { return true }; if case .light(on: true) = $0 { return true }; return false }) {
             _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }

@@ -60,6 +60,40 @@ public struct Controller: Sendable {
         let source: RequestSource
         let wall: Int64
         let labelsBefore: Labels
+        /// False for a request whose outcome was whole when judged (a channel's move, the
+        /// light, identify): `account` has nothing to add.
+        var line = true
+    }
+
+    /// Judges any request, from any channel, at `now`: its age first, then what it asks;
+    /// presses come back in `outcome.presses`, to be carried out before `account`.
+    public mutating func judge(_ request: DoorRequest, at now: Instant, wall: Int64 = 0) -> Judged {
+        let age = request.arrived.map { now - $0 }
+        switch request.ask {
+        case .line(let bytes):
+            return judge(bytes, from: request.source, at: now, wall: wall, age: age)
+        case .move(let move, let door):
+            return whole(command(move, for: door, from: request.source, at: now, wall: wall, age: age), request.source, wall)
+        case .light(let on, let door):
+            return whole(stale(age, door, on ? "light on" : "light off")
+                         ?? light(on: on, for: door, from: request.source, at: now, wall: wall), request.source, wall)
+        case .identify(let door):
+            return whole(stale(age, door, "identify") ?? identify(door, from: request.source, at: now, wall: wall), request.source, wall)
+        }
+    }
+
+    /// The refusal of a request that waited too long, named for the log; nil when it is fresh.
+    private func stale(_ age: Duration?, _ door: Int, _ name: String) -> Outcome? {
+        var outcome = Outcome()
+        guard refuseIfStale(age, &outcome) else { return nil }
+        outcome.doorIndex = door
+        outcome.command = logName(name, door)
+        return outcome
+    }
+
+    /// A judged request whose outcome is already whole.
+    private func whole(_ outcome: Outcome, _ source: RequestSource, _ wall: Int64) -> Judged {
+        Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labels, line: false)
     }
 
     /// Judges one request (one BLE write or one socket line): `judge`, then `account`.
@@ -83,6 +117,7 @@ public struct Controller: Sendable {
     /// What the history keeps of a judged request, and who opened the door: after its presses.
     public mutating func account(_ judged: consuming Judged) -> Outcome {
         var outcome = judged.outcome
+        guard judged.line else { return outcome }
         keepCloseFailedIfChanged(outcome.doorIndex, wall: judged.wall, &outcome)
         for group in outcome.undescribed?.all ?? [] { describe(group, wall: judged.wall, into: &outcome) }
         outcome.undescribed = nil

@@ -65,6 +65,11 @@ extension Controller {
 
         /// The presses among the door's events, in order: the caller carries them out first.
         public var presses: [PressPermit] { door.presses }
+        /// Identify at a door with neither a light nor a warning wired: the log line is all it
+        /// shows, and it is still done.
+        public var nothingToShow = false
+        /// True when the request was done (a front end answers it as accepted).
+        public var accepted: Bool { !result.isError || nothingToShow }
 
         /// True when the request changed the door or a setting: the log keeps these in full;
         /// everything else may be summarised.

@@ -13,6 +13,14 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
             : Instant(nanoseconds: a.nanoseconds &- UInt64(-ns))
     }
 
+    /// `d` before `a`, never before the clock's zero: an age longer than the clock has run
+    /// makes the oldest instant there is (so a request stamped so is stale, never fresh).
+    public static func - (a: Instant, d: Duration) -> Instant {
+        let ns = d.nanoseconds
+        guard ns >= 0 else { return a + .nanoseconds(-ns) }
+        return Instant(nanoseconds: a.nanoseconds >= UInt64(ns) ? a.nanoseconds - UInt64(ns) : 0)
+    }
+
     /// The time from `b` to `a`, negative when `a` is earlier.
     public static func - (a: Instant, b: Instant) -> Duration {
         .nanoseconds(Int64(bitPattern: a.nanoseconds &- b.nanoseconds))

@@ -104,10 +104,10 @@ extension DoorLoop {
                         logRequest(connection.source, command: "?", result: reply, changed: false, extra: [("why", why)])
                         connection.deliver([reply])
                     case .request(let bytes, let receivedAt):
-                        connection.deliver(handle(bytes, receivedAt: receivedAt, from: connection))
+                        connection.deliver(answer(DoorRequest(.line(bytes), from: connection.source, arrived: arrival(receivedAt)), to: connection))
                         flushPushes()
-                    case .commands(let commands):
-                        connection.judged(commands.map { handle($0) })
+                    case .requests(let requests):
+                        connection.judged(requests.map { perform($0).accepted })
                     }
                 }
             }

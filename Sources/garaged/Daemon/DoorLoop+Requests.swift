@@ -7,29 +7,54 @@ import Glibc
 /// The loop's requests: judged by the controller, carried out, answered, logged; and the
 /// answers the loop gives itself (the history, followers).
 extension DoorLoop {
-    /// Judges one request and carries out what it asks (the press first); returns its replies.
-    func handle(_ request: [UInt8], receivedAt: Int64, from connection: Connection) -> [Reply] {
-        let source = connection.source
+    /// Every request, from every channel, on one path: judged by the controller (its age, then
+    /// what it asks, every press through the door's gate), its presses carried out first, then
+    /// what the history keeps of it, the outputs, records and pushes. Channels that answer for
+    /// themselves (HomeKit, Home Assistant) are logged here; a line is logged once its replies
+    /// are made (`answer`), since a query's replies are the loop's own.
+    func perform(_ request: DoorRequest) -> Controller.Outcome {
         // The press goes out before the controller writes what the history keeps of it.
-        let judged = controller.judge(request, from: source, at: clock.now(), wall: EventRecord.now(),
-                                      age: PacketSocket.age(of: receivedAt))
+        let judged = controller.judge(request, at: clock.now(), wall: EventRecord.now())
         for case .press(let permit) in judged.outcome.door { press(permit) }
         let outcome = controller.account(judged)
-        carryOut(outcome, summaryKey: source.summaryKey, pressed: true)
+        carryOut(outcome, summaryKey: request.source.summaryKey, pressed: true)
+        if case .line = request.ask { return outcome }
+        if outcome.nothingToShow {
+            // Neither a light nor a warning is wired: the log line is all identify shows.
+            logOncePerBurst(.info, "identify", key: "identify \(request.source.summaryKey)",
+                            [("source", request.source.description), ("shown", "no light or warning is wired: this line only")])
+            return outcome
+        }
+        logRequest(request.source, outcome, result: outcome.result)
+        return outcome
+    }
+
+    /// A protocol line, performed and answered: the controller's replies, or the loop's own for
+    /// a query; then its log line.
+    func answer(_ request: DoorRequest, to connection: Connection) -> [Reply] {
+        let outcome = perform(request)
         let replies = answer(outcome, to: connection)
-        var extra: [(String, String)] = []
-        if let why = outcome.refusal { extra.append(("why", why)) }
-        if let error = outcome.storeError { extra.append(("error", error)) }
         // A query the loop answered itself logs its own verdict: its refusal, or OK.
         let result = outcome.query == nil ? outcome.result
             : replies.first { if case .error = $0 { return true } else { return false } } ?? .ok
+        logRequest(request.source, outcome, result: result)
+        return replies
+    }
+
+    /// When a request stamped `receivedAt` (CLOCK_REALTIME ns) arrived, on the loop's clock.
+    func arrival(_ receivedAt: Int64) -> Instant { clock.now() - PacketSocket.age(of: receivedAt) }
+
+    /// A performed request's log line (and its lockout's), made the same way for every channel.
+    private func logRequest(_ source: RequestSource, _ outcome: Controller.Outcome, result: Reply) {
+        var extra: [(String, String)] = []
+        if let why = outcome.refusal { extra.append(("why", why)) }
+        if let error = outcome.storeError { extra.append(("error", error)) }
         logRequest(source, command: outcome.command ?? "?", slot: outcome.slot, result: result,
                    changed: outcome.changedSomething, extra: extra)
         if let lock = outcome.lockout {
             log.warning("lockout", ["source": source.description, "seconds": String(lock.duration.secondsRoundedUp),
                                     "failures": String(lock.failures)])
         }
-        return replies
     }
 
     /// The replies to a judged request: the controller's, or for a query the loop answers
@@ -69,18 +94,6 @@ extension DoorLoop {
         }
     }
 
-    /// A command from Home Assistant: judged by the door's rules, refused when it may have
-    /// waited too long (`arrived` is the earliest it can have arrived).
-    func handle(_ command: Controller.ChannelCommand, for door: Int, arrived: Instant) {
-        let source = RequestSource("mqtt", channel: nil)
-        let now = clock.now()
-        let outcome = controller.command(command, for: door, from: source, at: now, wall: EventRecord.now(), age: now - arrived)
-        carryOut(outcome, summaryKey: "mqtt")
-        var extra: [(String, String)] = []
-        if let why = outcome.refusal { extra.append(("why", why)) }
-        logRequest(source, command: outcome.command ?? "?", result: outcome.result, changed: outcome.changedSomething, extra: extra)
-    }
-
     /// `Lhomekit`: the setup code and URI (never logged), the pairings, or a reset.
     private func homekitAnswer(_ verb: LocalCommand.HomeKitVerb, by source: RequestSource) -> [Reply] {
         guard let homekit else { return [.error(.homekit)] }
@@ -105,34 +118,6 @@ extension DoorLoop {
                                detail: "\(state.pairings.count) pairing\(state.pairings.count == 1 ? "" : "s") forgotten, a new setup code"))
             return [.ok]
         }
-    }
-
-    /// A front end's door command (HomeKit): judged by the door's rules, with the age of the
-    /// request that carried it (one that waited out a stall is refused); true when accepted.
-    func handle(_ command: DoorCommand) -> Bool {
-        let now = clock.now()
-        let outcome: Controller.Outcome
-        switch command.action {
-        case .move(let move):
-            outcome = controller.command(move, for: command.door, from: command.source, at: now, wall: EventRecord.now(),
-                                         age: PacketSocket.age(of: command.receivedAt))
-        case .light(let on):
-            outcome = controller.light(on: on, for: command.door, from: command.source, at: now, wall: EventRecord.now())
-        case .identify:
-            // The light (or the warning) for a moment; without either, the log line is all there is.
-            guard doors[command.door].outputs.light != nil || doors[command.door].outputs.warning != nil else {
-                logOncePerBurst(.info, "identify", key: "identify \(command.source.summaryKey)",
-                                [("source", command.source.description), ("shown", "no light or warning is wired: this line only")])
-                return true
-            }
-            outcome = controller.identify(command.door, from: command.source, at: now, wall: EventRecord.now())
-        }
-        for permit in outcome.presses { press(permit) }
-        carryOut(outcome, summaryKey: command.source.summaryKey, pressed: true)
-        var extra: [(String, String)] = []
-        if let why = outcome.refusal { extra.append(("why", why)) }
-        logRequest(command.source, command: outcome.command ?? "?", result: outcome.result, changed: outcome.changedSomething, extra: extra)
-        return !outcome.result.isError
     }
 
     /// Logs a request: in full when it changed something, otherwise once per burst of the same

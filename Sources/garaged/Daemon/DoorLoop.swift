@@ -274,7 +274,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         }
         for (name, status) in p.channels { channels[name] = status }
         carryOutRelays(released: p.released, overruns: p.overruns)
-        for (command, door, arrived) in p.commands { handle(command, for: door, arrived: arrived) }
+        for request in p.requests { _ = perform(request) }
         for report in p.pairingReports { tell(report) }
         for (r, key) in p.records { record([r], summaryKey: key) }
         return !worker.stopping

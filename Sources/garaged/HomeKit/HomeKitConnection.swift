@@ -6,7 +6,7 @@ import Glibc
 /// One HomeKit controller's TCP connection: HTTP/1.1 requests, first in the clear (pair-setup,
 /// pair-verify), then, once pair-verify proved a paired controller, in encrypted frames. It
 /// answers what it can from the accessory (the database, values, pairings) and hands door
-/// writes to the loop as `DoorCommand`s, whose verdicts (`judged`) make the answer. A
+/// writes to the loop as `DoorRequest`s, whose verdicts (`judged`) make the answer. A
 /// connection that has not paired gets 470 for everything else. Its output has its own
 /// bounded queue, so a controller that stops reading is dropped without holding up anyone.
 final class HomeKitConnection: Connection {
@@ -140,7 +140,7 @@ final class HomeKitConnection: Connection {
         case ("POST", "/identify"):
             guard !accessory.state.isPaired else { respond(json(400, ["status": -70401])); return [] }
             respond(HTTPResponse(status: 204))
-            return [.commands([DoorCommand(door: 0, action: .identify, source: source, receivedAt: requestArrival)])]
+            return [.requests([request(.identify(door: 0))])]
         default:
             guard stream.isSecure, controller != nil else {
                 respond(json(470, ["status": -70411]))
@@ -226,7 +226,7 @@ final class HomeKitConnection: Connection {
         }
         var statuses: [(HAPCharacteristicID, HAPStatus)] = []
         var writes: [(HAPCharacteristicID, HAPCharacteristic, Int)] = []
-        var commands: [DoorCommand] = []
+        var requests: [DoorRequest] = []
         for item in list {
             guard let aid = item["aid"]?.intValue, let iid = item["iid"]?.intValue else { continue }
             let id = HAPCharacteristicID(aid: Int(aid), iid: Int(iid))
@@ -247,24 +247,24 @@ final class HomeKitConnection: Connection {
                 // A write that repeats the target moves nothing (the Home app rewrites it when it reconnects).
                 if Int(n) == accessory.views[door].target { statuses.append((id, .success)); continue }
                 writes.append((id, c, Int(n)))
-                commands.append(DoorCommand(door: door, action: .move(n == 0 ? .open : .close), source: source, receivedAt: requestArrival))
+                requests.append(request(.move(n == 0 ? .open : .close, door: door)))
             case .lightOn(let door):
                 guard let n = number, n == 0 || n == 1 else { statuses.append((id, .invalidValue)); continue }
                 writes.append((id, c, Int(n)))
-                commands.append(DoorCommand(door: door, action: .light(n == 1), source: source, receivedAt: requestArrival))
+                requests.append(request(.light(n == 1, door: door)))
             case .identify:
-                commands.append(DoorCommand(door: 0, action: .identify, source: source, receivedAt: requestArrival))
+                requests.append(request(.identify(door: 0)))
                 writes.append((id, c, 1))
             default:
                 statuses.append((id, .readOnly))
             }
         }
-        if commands.isEmpty {
+        if requests.isEmpty {
             answerWrites(statuses)
             return []
         }
         waiting = (writes, statuses)
-        return [.commands(commands)]
+        return [.requests(requests)]
     }
 
     func judged(_ accepted: [Bool]) {
@@ -345,6 +345,11 @@ final class HomeKitConnection: Connection {
     }
 
     // MARK: helpers
+
+    /// A request of the one being answered, stamped with when its bytes began to arrive.
+    private func request(_ ask: DoorRequest.Ask) -> DoorRequest {
+        DoorRequest(ask, from: source, arrived: clock.now() - PacketSocket.age(of: requestArrival))
+    }
 
     /// A pair-verify M1 (a key exchange to start) spends from the accessory's budget of
     /// exchanges; past it the answer is Busy, with no crypto done. False when so answered.

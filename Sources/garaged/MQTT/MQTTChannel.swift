@@ -30,6 +30,8 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     }
 
     static let maxQueuedEvents = 256
+    /// Who Home Assistant's commands come from: the broker vouches for them (no PIN).
+    static let source = RequestSource("mqtt", channel: nil)
     static let keepalive: Int32 = 30
     /// While commands are on, the socket is looked at least this often, so that the moment it
     /// was last empty (the earliest a queued command can have arrived) is never older.
@@ -267,7 +269,7 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
             ignored("not OPEN, CLOSE or STOP")
             return
         }
-        inbox.command(command, door: door, arrived: arrived)
+        inbox.request(DoorRequest(.move(command, door: door), from: MQTTChannel.source, arrived: arrived))
     }
 
     /// Logs an ignored command once per burst of the same reason.

@@ -31,7 +31,7 @@ protocol Connection: AnyObject {
     /// When what it reads arrived: the kernel's stamps, or the socket's empty mark, which the
     /// loop keeps up to date (every turn that polled the socket and found nothing to read).
     var arrivals: Arrivals { get set }
-    /// The loop's verdicts on the `commands` a packet carried, in order (true: accepted).
+    /// The loop's verdicts on the `requests` a packet carried, in order (true: accepted).
     func judged(_ accepted: [Bool])
     /// How far the peer has proved who it is: a stranger (a HomeKit connection before
     /// pair-verify) only ever pushes out another stranger, so strangers opening connections never
@@ -54,22 +54,6 @@ extension Connection {
     var mayHaveMore: Bool { false }
 }
 
-/// A front end's request to act on a door (HomeKit's writes): judged by the door's rules in
-/// the loop, like Home Assistant's commands, never performed by the front end itself.
-struct DoorCommand: Sendable {
-    enum Action: Equatable, Sendable {
-        case move(Controller.ChannelCommand)
-        case light(Bool)
-        /// HomeKit's identify: show the accessory (the light, or the warning) for a moment.
-        case identify
-    }
-    var door: Int
-    var action: Action
-    var source: RequestSource
-    /// When the request carrying it arrived at the latest (CLOCK_REALTIME ns, `Arrivals`).
-    var receivedAt: Int64
-}
-
 /// What one read of a connection found.
 enum Received {
     /// A packet, and the requests it carried (none for an ATT read or a refused PDU).
@@ -87,8 +71,9 @@ enum Incoming {
     case request([UInt8], receivedAt: Int64)
     /// A request refused by the transport itself (e.g. a socket line over 64 bytes).
     case refused(Reply, why: String)
-    /// Door commands from a front end; the loop answers with `Connection.judged`.
-    case commands([DoorCommand])
+    /// Requests from a front end that answers them itself (HomeKit's writes), judged in order;
+    /// the loop gives the verdicts back with `Connection.judged`.
+    case requests([DoorRequest])
 }
 
 /// A socket that new connections arrive on. Made on one thread (the Bluetooth supervisor makes

@@ -18,7 +18,8 @@ final class LoopInbox: Sendable {
         /// Releases and overruns, by door (`Door.index`).
         var released: [Int: Int] = [:]
         var overruns: [Int: Int] = [:]
-        var commands: [(command: Controller.ChannelCommand, door: Int, arrived: Instant)] = []
+        /// Requests from channels that run on threads of their own (Home Assistant's commands).
+        var requests: [DoorRequest] = []
         var pairingReports: [PairingWindow.Report] = []
         /// History records, each with what a burst of it is summarised under.
         var records: [(record: EventRecord, summaryKey: String)] = []
@@ -46,9 +47,9 @@ final class LoopInbox: Sendable {
         }
     }
 
-    /// A command from Home Assistant for door `door`, with the earliest moment it may have arrived.
-    func command(_ command: Controller.ChannelCommand, door: Int, arrived: Instant) {
-        hand { $0.commands.append((command, door, arrived)) }
+    /// A request from a channel's own thread (Home Assistant's), stamped with when it arrived.
+    func request(_ request: DoorRequest) {
+        hand { $0.requests.append(request) }
     }
 
     /// What the pairing agent has to tell the owner.
