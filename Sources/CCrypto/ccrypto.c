@@ -19,6 +19,8 @@ static int digest(const EVP_MD *md, const uint8_t *in, size_t n, uint8_t *out) {
 int ccrypto_sha512(const uint8_t *in, size_t n, uint8_t *out) { return digest(EVP_sha512(), in, n, out); }
 int ccrypto_sha1(const uint8_t *in, size_t n, uint8_t *out) { return digest(EVP_sha1(), in, n, out); }
 
+int ccrypto_base64(const uint8_t *in, size_t n, char *out) { return EVP_EncodeBlock((unsigned char *)out, in, (int)n); }
+
 int ccrypto_hkdf_sha512(const uint8_t *key, size_t key_len, const uint8_t *salt, size_t salt_len,
                         const uint8_t *info, size_t info_len, uint8_t *out, size_t out_len) {
     EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);

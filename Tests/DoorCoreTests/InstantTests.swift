@@ -36,3 +36,13 @@ final class InstantTests: XCTestCase {
         XCTAssertEqual(Instant(nanoseconds: 1) - Instant(nanoseconds: 3), .nanoseconds(-2))
     }
 }
+
+/// The log's press widths: exact, three decimals.
+final class MillisecondsTextTests: XCTestCase {
+    func testThreeDecimalsExactToTheMicrosecond() {
+        XCTAssertEqual(Duration.nanoseconds(300_043_999).millisecondsText, "300.043")
+        XCTAssertEqual(Duration.milliseconds(1000).millisecondsText, "1000.000")
+        XCTAssertEqual(Duration.microseconds(5).millisecondsText, "0.005")
+        XCTAssertEqual(Duration.microseconds(-1_500).millisecondsText, "-1.500")
+    }
+}

@@ -13,6 +13,10 @@ int ccrypto_random(uint8_t *out, size_t n);
 
 /// SHA-512 (64 bytes out) and SHA-1 (20 bytes out; only for RFC 5054's SRP test vector).
 int ccrypto_sha512(const uint8_t *in, size_t n, uint8_t *out);
+
+/// RFC 4648 base64 with padding (EVP_EncodeBlock) of `n` bytes into `out`, which holds at least
+/// 4 * ((n + 2) / 3) + 1 bytes; returns the length written, without the final NUL.
+int ccrypto_base64(const uint8_t *in, size_t n, char *out);
 int ccrypto_sha1(const uint8_t *in, size_t n, uint8_t *out);
 
 /// HKDF with SHA-512 (RFC 5869), `out_len` bytes.

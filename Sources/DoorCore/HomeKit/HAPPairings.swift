@@ -68,7 +68,7 @@ public struct HAPAccessoryState: Equatable, Sendable {
     /// A new accessory: a random id, key, setup code and setup id.
     public static func fresh(crypto: any HAPCrypto) -> HAPAccessoryState {
         let idBytes = crypto.randomBytes(6)
-        let id = idBytes.map { hex2($0) }.joined(separator: ":")
+        let id = Hex.string(idBytes, separator: ":")
         return HAPAccessoryState(id: id, seed: crypto.randomBytes(32), setupCode: SetupCode.random(crypto: crypto),
                                  setupID: SetupCode.randomSetupID(crypto: crypto))
     }
@@ -173,7 +173,3 @@ extension Character {
     var isASCIIDigitChar: Bool { ("0"..."9").contains(self) }
 }
 
-func hex2(_ b: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
-}

@@ -9,7 +9,7 @@ public struct SRPGroup: Sendable {
     }
 
     /// RFC 5054's 3072-bit group (g = 5), the one HomeKit's pair-setup uses.
-    public static let rfc5054Group3072 = SRPGroup(modulus: hexBytes("""
+    public static let rfc5054Group3072 = SRPGroup(modulus: Hex.constant("""
         FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD\
         EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED\
         EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F\
@@ -104,16 +104,3 @@ public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     return diff == 0
 }
 
-/// Bytes from hex digits (whitespace ignored); for constants written in the source.
-func hexBytes(_ text: String) -> [UInt8] {
-    let digits = text.utf8.compactMap { c -> UInt8? in
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x41...0x46: return c - 0x41 + 10
-        case 0x61...0x66: return c - 0x61 + 10
-        default: return nil
-        }
-    }
-    precondition(digits.count % 2 == 0, "an odd number of hex digits")
-    return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-}

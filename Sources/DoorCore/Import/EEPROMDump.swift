@@ -94,7 +94,6 @@ public enum EEPROMDumpError: Error, Equatable, Sendable, CustomStringConvertible
     case capacityTooSmall(requested: Int, needed: Int)
 
     public var description: String {
-        func hex(_ v: UInt8) -> String { (v < 16 ? "0x0" : "0x") + String(v, radix: 16, uppercase: true) }
         switch self {
         case .wrongSize(let n):
             return "the dump is \(n) bytes; an Arduino Uno's EEPROM is \(EEPROMLayout.size). Read it whole with `avrdude -p m328p -c arduino -P PORT -U eeprom:r:dump.bin:r`"
@@ -105,12 +104,12 @@ public enum EEPROMDumpError: Error, Equatable, Sendable, CustomStringConvertible
         case .masterFree:
             return "slot 0 (the master PIN) is marked free; the book's sketch always keeps a master"
         case .badFlag(let slot, let offset, let value):
-            return "slot \(slot) has flag \(hex(value)) at byte \(offset); the book's sketch writes 1 (used) or 0 (free), and 0xFF is never-written EEPROM. This is not a dump of the book's sketch"
+            return "slot \(slot) has flag \(Hex.literal(value)) at byte \(offset); the book's sketch writes 1 (used) or 0 (free), and 0xFF is never-written EEPROM. This is not a dump of the book's sketch"
         case .badPINByte(let slot, let offset, let value):
-            return "slot \(slot) is marked used but holds byte \(hex(value)) at byte \(offset); a PIN is 5 printable ASCII characters"
+            return "slot \(slot) is marked used but holds byte \(Hex.literal(value)) at byte \(offset); a PIN is 5 printable ASCII characters"
         case .strayByte(let slot, let offset, let value):
             let where_ = slot.map { "slot \($0) starts with 0xFF (never written) but" } ?? "past the last slot,"
-            return "\(where_) byte \(offset) is \(hex(value)); the book's sketch never writes there. This is not a dump of the book's sketch"
+            return "\(where_) byte \(offset) is \(Hex.literal(value)); the book's sketch never writes there. This is not a dump of the book's sketch"
         case .duplicate(let slot, let sameAs):
             return "slot \(slot) holds the same PIN as slot \(sameAs); a PIN must be stored once. Fix the Arduino's table (delete one in the app) and dump again"
         case .capacityTooSmall(let requested, let needed):

@@ -88,20 +88,19 @@ public enum PinTableError: Error, Equatable, Sendable, CustomStringConvertible {
     case garbageAfterTable(slots: Int, offset: Int, value: UInt8)
 
     public var description: String {
-        func hex(_ v: UInt8) -> String { (v < 16 ? "0x0" : "0x") + String(v, radix: 16, uppercase: true) }
         switch self {
         case .badCapacity(let n):
             return "a table holds 1 to \(PinTable.maxCapacity) slots, not \(n)"
         case .wrongSize(let n):
             return "the table is \(n) bytes long; an EEPROM image is exactly \(EEPROMLayout.size) bytes"
         case .badFlag(let slot, let offset, let value):
-            return "slot \(slot) has flag \(hex(value)) at byte \(offset); a flag must be 0 (free) or 1 (used)"
+            return "slot \(slot) has flag \(Hex.literal(value)) at byte \(offset); a flag must be 0 (free) or 1 (used)"
         case .badPINByte(let slot, let offset, let value):
-            return "slot \(slot) holds byte \(hex(value)) at byte \(offset); a PIN is 5 printable ASCII characters"
+            return "slot \(slot) holds byte \(Hex.literal(value)) at byte \(offset); a PIN is 5 printable ASCII characters"
         case .masterFree:
             return "slot 0 (the master PIN) is marked free; the table has no master"
         case .garbageAfterTable(let slots, let offset, let value):
-            return "the table ends after \(slots) slots, but byte \(offset) is \(hex(value)); bytes past the table must be 0xFF"
+            return "the table ends after \(slots) slots, but byte \(offset) is \(Hex.literal(value)); bytes past the table must be 0xFF"
         }
     }
 }

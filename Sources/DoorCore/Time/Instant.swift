@@ -48,6 +48,14 @@ extension Duration {
         let ns = nanoseconds
         return ns <= 0 ? 0 : Int((ns + 999_999_999) / 1_000_000_000)
     }
+
+    /// Milliseconds with three decimals ("300.043"), exact to the microsecond (rounded toward
+    /// zero): how the log gives a press's width, with no floating point and no Foundation.
+    public var millisecondsText: String {
+        let us = nanoseconds / 1_000
+        let whole = us.magnitude / 1_000, frac = String(us.magnitude % 1_000)
+        return "\(us < 0 ? "-" : "")\(whole).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+    }
 }
 
 /// The door's notion of "now", injectable so the state machine and throttle run under test time.

@@ -20,6 +20,13 @@ public struct LibCrypto: HAPCrypto {
         return out
     }
 
+    /// RFC 4648 base64 with padding, from OpenSSL (HomeKit's `sh` record).
+    public static func base64(_ data: [UInt8]) -> String {
+        var out = [CChar](repeating: 0, count: 4 * ((data.count + 2) / 3) + 1)
+        let n = Int(ccrypto_base64(data, data.count, &out))
+        return String(decoding: out.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// SHA-1, for RFC 5054's SRP test vector only: HomeKit never uses it.
     public func sha1(_ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 20)

@@ -48,53 +48,29 @@ public struct HomeKitFile: Sendable {
 
     static func encode(_ s: HAPAccessoryState) -> JSONValue {
         .object([
-            ("id", .string(s.id)), ("seed", .string(hex(s.seed))), ("setup_code", .string(s.setupCode)),
+            ("id", .string(s.id)), ("seed", .string(Hex.string(s.seed, separator: "", lowercase: true))), ("setup_code", .string(s.setupCode)),
             ("setup_id", .string(s.setupID)), ("config_number", .number(Int64(s.configNumber))),
             ("database", .string(s.databaseDigest)), ("failed_setups", .number(Int64(s.failedSetups))),
             ("pairings", .array(s.pairings.map {
-                .object([("id", .string($0.id)), ("public_key", .string(hex($0.publicKey))), ("admin", .bool($0.admin))])
+                .object([("id", .string($0.id)), ("public_key", .string(Hex.string($0.publicKey, separator: "", lowercase: true))), ("admin", .bool($0.admin))])
             })),
         ])
     }
 
     static func decode(_ j: JSONValue) -> HAPAccessoryState? {
-        guard let id = j["id"]?.stringValue, let seed = j["seed"]?.stringValue.flatMap(unhex), seed.count == 32,
+        guard let id = j["id"]?.stringValue, let seed = j["seed"]?.stringValue.flatMap(Hex.bytes), seed.count == 32,
               let code = j["setup_code"]?.stringValue, SetupCode.isValid(code),
               let setupID = j["setup_id"]?.stringValue, setupID.count == 4,
               let config = j["config_number"]?.intValue, (1...65535).contains(config),
               let list = j["pairings"]?.arrayValue else { return nil }
         var pairings: [HAPPairing] = []
         for p in list {
-            guard let pid = p["id"]?.stringValue, !pid.isEmpty, let key = p["public_key"]?.stringValue.flatMap(unhex), key.count == 32,
+            guard let pid = p["id"]?.stringValue, !pid.isEmpty, let key = p["public_key"]?.stringValue.flatMap(Hex.bytes), key.count == 32,
                   let admin = p["admin"]?.boolValue else { return nil }
             pairings.append(HAPPairing(id: pid, publicKey: key, admin: admin))
         }
         return HAPAccessoryState(id: id, seed: seed, setupCode: code, setupID: setupID, configNumber: Int(config),
                                  databaseDigest: j["database"]?.stringValue ?? "",
                                  failedSetups: Int(j["failed_setups"]?.intValue ?? 0), pairings: pairings)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let d = Array("0123456789abcdef")
-        return String(bytes.flatMap { [d[Int($0 >> 4)], d[Int($0 & 15)]] })
-    }
-
-    static func unhex(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        func v(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x61...0x66: return c - 0x61 + 10
-            case 0x41...0x46: return c - 0x41 + 10
-            default: return nil
-            }
-        }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let hi = v(chars[i]), let lo = v(chars[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-        }
-        return out
     }
 }

@@ -178,5 +178,5 @@ final class PairingAgent: @unchecked Sendable {
     }
 
     /// An opcode as doc/mgmt-api.txt writes it ("0x0013").
-    static func hex(_ v: UInt16) -> String { "0x" + BluetoothHex.string([UInt8(v >> 8), UInt8(v & 0xFF)], separator: "") }
+    static func hex(_ v: UInt16) -> String { "0x" + Hex.string([UInt8(v >> 8), UInt8(v & 0xFF)], separator: "") }
 }

@@ -233,7 +233,7 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
 
     /// A released press's log lines: its width, and an overrun if it was held up.
     private func logRelease(_ reason: Door.Press, _ ended: Ended) {
-        let width = String(format3: Double(ended.width.nanoseconds) / 1e6)
+        let width = ended.width.millisecondsText
         log.info("release", doorField + [("reason", reason.rawValue), ("width_ms", width),
                                          ("cut_short", ended.cut ? "yes" : "no")])
         if ended.overran {
@@ -281,16 +281,5 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
 
     private func finish() {
         lineLock.withLock { _ in line.close() }
-    }
-}
-
-extension String {
-    /// A number with three decimals, without Foundation's formatter.
-    init(format3 value: Double) {
-        let scaled = Int64((value * 1000).rounded())
-        let sign = scaled < 0 ? "-" : ""
-        let a = abs(scaled)
-        let frac = String(a % 1000)
-        self = "\(sign)\(a / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
     }
 }

@@ -91,19 +91,7 @@ final class HomeKitAdvertiser: Service, @unchecked Sendable {
 
     /// `sh`: base64 of the first 4 bytes of SHA-512(setup id + accessory id).
     static func setupHash(setupID: String, id: String, crypto: any HAPCrypto) -> String {
-        base64(Array(crypto.sha512(Array((setupID + id).utf8)).prefix(4)))
-    }
-
-    /// RFC 4648 base64 with padding: the record's only binary value is 4 bytes long.
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        for at in stride(from: 0, to: bytes.count, by: 3) {
-            let chunk = bytes[at..<min(at + 3, bytes.count)]
-            let n = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
-            for i in 0..<4 { out.append(i <= chunk.count ? alphabet[(n >> (18 - 6 * i)) & 63] : "=") }
-        }
-        return out
+        LibCrypto.base64(Array(crypto.sha512(Array((setupID + id).utf8)).prefix(4)))
     }
 
     // MARK: - Where

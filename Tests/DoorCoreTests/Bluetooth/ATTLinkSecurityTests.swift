@@ -16,7 +16,7 @@ final class ATTLinkSecurityTests: XCTestCase {
         var s = pairedServer()
         // Write Request to 6E400002's value: Error Response, Insufficient Authentication (0x05).
         let write = s.handle(wire("12 0C 00 31 32 33 34 35 4F 3D 31"))
-        XCTAssertEqual(write.response.map { BluetoothHex.string($0) }, spaced("01 12 0C 00 05"))
+        XCTAssertEqual(write.response.map { Hex.string($0) }, spaced("01 12 0C 00 05"))
         XCTAssertNil(write.command, "no command may come out of an unpaired write")
         XCTAssertFalse(write.malformed, "a security refusal is not garbage")
         // Write Command: never a response, and no command.
@@ -35,7 +35,7 @@ final class ATTLinkSecurityTests: XCTestCase {
         XCTAssertEqual(s.respond("10 01 00 FF FF 00 28"), spaced("11 06 01 00 05 00 00 18 06 00 09 00 01 18"))
         XCTAssertEqual(s.respond("04 0D 00 0D 00"), spaced("05 01 0D 00 03 28"), "Find Information")
         XCTAssertEqual(s.respond("0A 0F 00"), spaced("0B 00 00"), "the CCCD reads")
-        XCTAssertEqual(s.respond("0A 03 00"), spaced("0B") + " " + BluetoothHex.string(Array("Garage".utf8)))
+        XCTAssertEqual(s.respond("0A 03 00"), spaced("0B") + " " + Hex.string(Array("Garage".utf8)))
         XCTAssertEqual(s.respond("12 09 00 02 00"), "13", "Service Changed's CCCD needs no pairing")
         XCTAssertEqual(s.respond("12 03 00 41"), spaced("01 12 03 00 03"), "read-only stays Write Not Permitted")
     }

@@ -3,7 +3,7 @@ import XCTest
 
 /// Bytes from hex as btmon prints them ("02 17 00"); spaces optional. Traps on bad literals.
 func wire(_ hex: String) -> [UInt8] {
-    let digits = hex.filter { !$0.isWhitespace }.map { BluetoothHex.nibble(UInt8($0.asciiValue!))! }
+    let digits = hex.filter { !$0.isWhitespace }.map { Hex.nibble(UInt8($0.asciiValue!))! }
     precondition(digits.count % 2 == 0, "odd hex literal")
     return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
 }
@@ -24,9 +24,9 @@ extension ATTServer {
     /// Handles `hex` and returns the response as hex (nil for silence), for byte-exact asserts.
     mutating func respond(_ hex: String) -> String? {
         let out = handle(wire(hex))
-        return out.response.map { BluetoothHex.string($0) }
+        return out.response.map { Hex.string($0) }
     }
 }
 
-/// Normalises a hex literal to BluetoothHex's spacing, so expectations can be written freely.
-func spaced(_ hex: String) -> String { BluetoothHex.string(wire(hex)) }
+/// Normalises a hex literal to Hex's spacing, so expectations can be written freely.
+func spaced(_ hex: String) -> String { Hex.string(wire(hex)) }

@@ -48,8 +48,8 @@ final class BluetoothUUIDTests: XCTestCase {
     }
 
     func testHexFormatter() {
-        XCTAssertEqual(BluetoothHex.string([0x02, 0x01, 0x06, 0xAB]), "02 01 06 AB")
-        XCTAssertEqual(BluetoothHex.string([0x0f, 0xa0], separator: ""), "0FA0")
-        XCTAssertEqual(BluetoothHex.string([UInt8]()), "")
+        XCTAssertEqual(Hex.string([0x02, 0x01, 0x06, 0xAB]), "02 01 06 AB")
+        XCTAssertEqual(Hex.string([0x0f, 0xa0], separator: ""), "0FA0")
+        XCTAssertEqual(Hex.string([UInt8]()), "")
     }
 }

@@ -15,16 +15,16 @@ final class PairingTests: XCTestCase {
     // MARK: packets
 
     func testCommandsAreTheKernelsPackets() {
-        XCTAssertEqual(BluetoothHex.string(ManagementCommand.setBondable(true).packet(index: 0)), "09 00 00 00 01 00 01")
-        XCTAssertEqual(BluetoothHex.string(ManagementCommand.setIOCapability(.displayOnly).packet(index: 1)), "18 00 01 00 01 00 00")
-        XCTAssertEqual(BluetoothHex.string(ManagementCommand.setSecureConnections(true).packet(index: 0)), "2D 00 00 00 01 00 01")
-        XCTAssertEqual(BluetoothHex.string(ManagementCommand.unpairDevice(phone, disconnect: true).packet(index: 0)),
+        XCTAssertEqual(Hex.string(ManagementCommand.setBondable(true).packet(index: 0)), "09 00 00 00 01 00 01")
+        XCTAssertEqual(Hex.string(ManagementCommand.setIOCapability(.displayOnly).packet(index: 1)), "18 00 01 00 01 00 00")
+        XCTAssertEqual(Hex.string(ManagementCommand.setSecureConnections(true).packet(index: 0)), "2D 00 00 00 01 00 01")
+        XCTAssertEqual(Hex.string(ManagementCommand.unpairDevice(phone, disconnect: true).packet(index: 0)),
                        "1B 00 00 00 08 00 01 00 01 01 AA 00 01 01")
         let ltk = LongTermKey(address: phone, kind: .p256Authenticated, central: 0, encryptionSize: 16, ediv: 0x1234,
                               rand: 0x0102030405060708, value: Array(repeating: 0xAB, count: 16))
         let load = ManagementCommand.loadLongTermKeys([ltk]).packet(index: 0)
         XCTAssertEqual(load.count, 6 + 2 + 36)
-        XCTAssertEqual(BluetoothHex.string(load.prefix(28)),
+        XCTAssertEqual(Hex.string(load.prefix(28)),
                        "13 00 00 00 26 00 01 00 01 00 01 01 AA 00 01 03 00 10 34 12 08 07 06 05 04 03 02 01")
         XCTAssertEqual(ManagementCommand.loadIdentityResolvingKeys([]).packet(index: 0), [0x30, 0, 0, 0, 2, 0, 0, 0])
     }

@@ -56,10 +56,10 @@ public struct GarageAdvertising: Equatable, Sendable {
         let adv = try advertisingData()
         let scan = try scanResponse()
         return """
-        advertising data (\(adv.count) bytes): \(BluetoothHex.string(adv))
-        scan response (\(scan.count) bytes): \(BluetoothHex.string(scan))
-        hcitool -i hci0 cmd 0x08 0x0008 \(BluetoothHex.string(try AdvertisingPayload.hciParameters(adv)))
-        hcitool -i hci0 cmd 0x08 0x0009 \(BluetoothHex.string(try AdvertisingPayload.hciParameters(scan)))
+        advertising data (\(adv.count) bytes): \(Hex.string(adv))
+        scan response (\(scan.count) bytes): \(Hex.string(scan))
+        hcitool -i hci0 cmd 0x08 0x0008 \(Hex.string(try AdvertisingPayload.hciParameters(adv)))
+        hcitool -i hci0 cmd 0x08 0x0009 \(Hex.string(try AdvertisingPayload.hciParameters(scan)))
         """
     }
 }

@@ -32,7 +32,7 @@ public struct LEAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var text: String {
-        octets.reversed().map { BluetoothHex.byte($0) }.joined(separator: ":")
+        octets.reversed().map { Hex.byte($0) }.joined(separator: ":")
     }
 
     public var description: String { text + (kind == .public ? " (public)" : " (random)") }

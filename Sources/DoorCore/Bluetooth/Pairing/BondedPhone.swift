@@ -38,11 +38,11 @@ public struct BondedPhone: Equatable, Sendable {
         var m: [(String, JSONValue)] = [
             ("label", .string(label)), ("admin", .bool(admin)),
             ("address", .string(address.text)), ("address_type", .string(address.kind == .public ? "public" : "random")),
-            ("ltk", .string(BluetoothHex.string(ltk.value, separator: ""))), ("ltk_type", .number(Int64(ltk.kind.rawValue))),
+            ("ltk", .string(Hex.string(ltk.value, separator: ""))), ("ltk_type", .number(Int64(ltk.kind.rawValue))),
             ("central", .number(Int64(ltk.central))), ("enc_size", .number(Int64(ltk.encryptionSize))),
-            ("ediv", .number(Int64(ltk.ediv))), ("rand", .string(BluetoothHex.string(ATTBytes.uint64(ltk.rand), separator: ""))),
+            ("ediv", .number(Int64(ltk.ediv))), ("rand", .string(Hex.string(ATTBytes.uint64(ltk.rand), separator: ""))),
         ]
-        if let irk { m.append(("irk", .string(BluetoothHex.string(irk.value, separator: "")))) }
+        if let irk { m.append(("irk", .string(Hex.string(irk.value, separator: "")))) }
         m.append(("since", .number(since)))
         if let seen { m.append(("seen", .number(seen))) }
         return .object(m)
@@ -52,7 +52,7 @@ public struct BondedPhone: Equatable, Sendable {
     static func decode(_ v: JSONValue) -> Result<BondedPhone, Problem> {
         func string(_ k: String) -> String? { v[k]?.stringValue }
         func int(_ k: String, _ range: ClosedRange<Int64>) -> Int64? { v[k]?.intValue.flatMap { range.contains($0) ? $0 : nil } }
-        func key(_ k: String) -> [UInt8]? { string(k).flatMap(BluetoothHex.bytes).flatMap { $0.count == 16 ? $0 : nil } }
+        func key(_ k: String) -> [UInt8]? { string(k).flatMap(Hex.bytes).flatMap { $0.count == 16 ? $0 : nil } }
         guard let label = string("label"), Labels.problem(with: label) == nil, !label.isEmpty else { return .failure(Problem("no valid label")) }
         guard let admin = v["admin"]?.boolValue else { return .failure(Problem("\(label): no admin true/false")) }
         let kind: LEAddress.Kind? = string("address_type") == "public" ? .public : string("address_type") == "random" ? .random : nil
@@ -61,7 +61,7 @@ public struct BondedPhone: Equatable, Sendable {
         }
         guard let value = key("ltk"), let type = int("ltk_type", 0...4).flatMap({ LongTermKey.Kind(rawValue: UInt8($0)) }),
               let central = int("central", 0...1), let size = int("enc_size", 7...16), let ediv = int("ediv", 0...0xFFFF),
-              let randBytes = string("rand").flatMap(BluetoothHex.bytes), randBytes.count == 8 else {
+              let randBytes = string("rand").flatMap(Hex.bytes), randBytes.count == 8 else {
             return .failure(Problem("\(label): the long-term key is incomplete (ltk, ltk_type, central, enc_size, ediv, rand)"))
         }
         var irk: IdentityResolvingKey?

@@ -141,7 +141,7 @@ public struct PairingWindow: Sendable {
         case 0x0E: return "cancelled"
         case 0x12: return "busy"
         case 0x0C: return "not supported (the phone asked for a bond while no pairing window was open)"
-        default: return "management status 0x\(BluetoothHex.byte(status))"
+        default: return "management status 0x\(Hex.byte(status))"
         }
     }
 }

@@ -55,7 +55,7 @@ public struct BluetoothUUID: Hashable, Sendable {
         }
         var nibbles: [UInt8] = []
         for c in digits {
-            guard let n = BluetoothHex.nibble(c) else { return nil }
+            guard let n = Hex.nibble(c) else { return nil }
             nibbles.append(n)
         }
         let packed = stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
@@ -85,8 +85,8 @@ public struct BluetoothUUID: Hashable, Sendable {
 extension BluetoothUUID: CustomStringConvertible {
     /// "0x2A00" for a 16-bit UUID, else the usual 8-4-4-4-12 uppercase form.
     public var description: String {
-        if let short = shortValue { return "0x" + BluetoothHex.string([UInt8(short >> 8), UInt8(short & 0xFF)], separator: "") }
-        let hex = BluetoothHex.string(bytes, separator: "")
+        if let short = shortValue { return "0x" + Hex.string([UInt8(short >> 8), UInt8(short & 0xFF)], separator: "") }
+        let hex = Hex.string(bytes, separator: "")
         var out = ""
         for (i, c) in hex.enumerated() {
             if [8, 12, 16, 20].contains(i) { out.append("-") }
