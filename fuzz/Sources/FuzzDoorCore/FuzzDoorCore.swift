@@ -12,14 +12,14 @@ private struct NullStore: PinTableSaving {
 /// One fuzz input: the first byte picks a parser, the rest is its input. Each branch checks
 /// what the product promises for any bytes at all (no crash, records of at most 20 bytes over
 /// Bluetooth, round trips), and traps when a promise is broken. Selectors 8 to 11 (TLV8, HTTP,
-/// HomeKit's frames and pairing) came later, and 12 (the change of keys) after them: 5 still falls
-/// to the controller case.
+/// HomeKit's frames and pairing) came later, 12 (the change of keys) after them, and 13 (the
+/// Security+ 2.0 wall-wire receiver) last: 5 still falls to the controller case.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 13 {
+    switch bytes[0] % 14 {
     case 0:  // the command codec: a request decoded and encoded again is the same request
         if case .success(let request) = CommandCodec.decode(input) {
             precondition(CommandCodec.decode(CommandCodec.encode(request)) == .success(request))
@@ -197,6 +197,29 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             }
         }
         precondition(injected.isEmpty ? ran == 1 : ran == 0)
+    case 13:  // the Security+ 2.0 receiver: any bytes, cut and timed where the input says, never
+              // crash it; every packet it yields encodes back to its own 19 bytes, what it refuses
+              // is 19 bytes after a sync, and what it drops as stale is a shorter start of one
+        guard let seed = input.first else { break }
+        var receiver = SecPlus2Receiver()
+        var rest = input.dropFirst()
+        var state = UInt32(seed), ms: UInt64 = 0
+        while !rest.isEmpty {
+            state = state &* 1_103_515_245 &+ 12_345
+            let n = Int(state >> 16) % 23 + 1
+            ms += UInt64(state >> 24 & 0x7F)  // 0 to 127 ms: some reads come after a partial packet went stale
+            for item in receiver.feed(rest.prefix(n), at: Instant(nanoseconds: ms * 1_000_000)) {
+                switch item {
+                case .packet(let packet, let bytes):
+                    precondition(packet.encoded == bytes)
+                case .refused(let bytes, _):
+                    precondition(bytes.count == SecPlus2Packet.length && Array(bytes.prefix(3)) == SecPlus2Packet.sync)
+                case .dropped(let bytes):
+                    precondition(bytes.count < SecPlus2Packet.length && Array(bytes.prefix(3)) == SecPlus2Packet.sync)
+                }
+            }
+            rest = rest.dropFirst(n)
+        }
     default:  // the controller over Bluetooth with a sensed door: every reply and every push fits
               // one notification, and no press goes toward the end a switch says the door is at
         let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(3), autoClose: .seconds(2),
