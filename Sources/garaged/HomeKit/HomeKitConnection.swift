@@ -80,8 +80,10 @@ final class HomeKitConnection: Connection {
             return .empty
         case .closed:
             return .left
-        case .packet(let read, let stamp, _):
-            let arrived = arrivals.arrival(of: read.count, stamp: stamp)
+        case .packet(let read, _, _):
+            // TCP merges segments that wait unread and stamps them with the newest, so a stamp
+            // says nothing of the oldest byte: the socket's empty mark is the arrival.
+            let arrived = arrivals.arrival(of: read.count, stamp: nil)
             if waitingSince == nil { waitingSince = arrived }
             bytes = read
         }

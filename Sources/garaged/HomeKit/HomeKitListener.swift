@@ -73,7 +73,7 @@ final class HomeKitListener: Listener, @unchecked Sendable {
         setsockopt(client, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
         nextID += 1
         return HomeKitConnection(fd: client, id: nextID, peer: HomeKitListener.describe(peer), accessory: accessory, clock: clock,
-                                 arrivals: Arrivals(stamping: client, acceptedAfter: emptyMark))
+                                 arrivals: Arrivals(acceptedAfter: emptyMark, unstamped: 0))
     }
 
     func close() { Glibc.close(fd) }
