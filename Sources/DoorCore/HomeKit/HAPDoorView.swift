@@ -51,3 +51,34 @@ public struct HAPDoorFollower: Sendable {
     /// A write of TargetDoorState the door accepted: a STOPPED door keeps it as its target.
     public mutating func accepted(target: Int) { stoppedTarget = target }
 }
+
+extension HAPDoorView {
+    /// What a TargetDoorState write of `target` (Open 0, Closed 1) asks of the door: nil when it
+    /// repeats the target HomeKit already reads, which moves nothing. The Home app rewrites the
+    /// target when it reconnects; acting on that would be a phantom open or close.
+    public func move(toTarget target: Int) -> Controller.ChannelCommand? {
+        guard target != self.target else { return nil }
+        return target == HAPDoorView.open ? .open : .close
+    }
+}
+
+extension HAPCharacteristic {
+    /// Its value as HomeKit reads it, from its door's view (nil: a door not known yet, which
+    /// reads closed and clear), as JSON.
+    public func value(in view: HAPDoorView?) -> JSONValue {
+        switch self {
+        case .identify: return .null
+        case .text(let s): return .string(s)
+        case .currentDoorState: return .number(Int64(view?.current ?? 1))
+        case .targetDoorState: return .number(Int64(view?.target ?? 1))
+        case .obstructionDetected: return .bool(view?.obstruction ?? false)
+        case .lightOn: return .bool(view?.light ?? false)
+        }
+    }
+
+    /// Its current value, given every door's view.
+    public func value(among views: [HAPDoorView]) -> JSONValue {
+        guard let d = door, d < views.count else { return value(in: nil) }
+        return value(in: views[d])
+    }
+}

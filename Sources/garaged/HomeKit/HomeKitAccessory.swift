@@ -1,12 +1,14 @@
 import DoorCore
 import DoorSystem
 
-/// garaged as one HomeKit accessory: its kept state (keys, setup code, pairings), the one
-/// pair-setup at a time, the accessory database, how each door reads in HomeKit, and the
-/// encrypted sessions to tell. It is a `DoorSubscriber`: each status change becomes the values
-/// HomeKit reads and the events subscribed controllers are sent. Used on the door loop's thread
-/// only (connections, status and commands all come there), so it needs no lock.
-final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
+/// garaged as one HomeKit accessory, what all its sessions (`HAPSession`, one per connection)
+/// share: its kept state (keys, setup code, pairings), saved before anything is answered; the
+/// one pair-setup at a time; the key-exchange budget; the accessory database; how each door reads
+/// in HomeKit; and the live connections to tell. It is the sessions' `HAPAccessoryModel`, and a
+/// `DoorSubscriber`: each status change becomes the values HomeKit reads and the events
+/// subscribed controllers are sent. Used on the door loop's thread only (connections, status and
+/// commands all come there), so it needs no lock.
+final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Sendable {
     private(set) var state: HAPAccessoryState
     let file: HomeKitFile
     let crypto: any HAPCrypto
@@ -27,6 +29,8 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     private(set) var views: [HAPDoorView]
     /// The open sessions, to send events to and to close when a pairing goes.
     private var sessions: [ObjectIdentifier: WeakConnection] = [:]
+    /// The pairings changed since the sessions were last checked against them (`closeUnpaired`).
+    private var pairingsToCheck = false
     /// Told when the pairings change (the mDNS `sf` record).
     var pairingsChanged: (@Sendable (Bool) -> Void)?
 
@@ -83,28 +87,36 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         state = copy
         failureUnsaved = false
         if wasPaired != state.isPaired { pairingsChanged?(state.isPaired) }
-        // A controller whose pairing went has no session any more.
-        for c in live where c.controller.map({ state.pairing($0) == nil }) ?? false { c.closeAfterReplies() }
+        pairingsToCheck = true
         return true
+    }
+
+    /// Closes the sessions whose pairing went (a controller whose pairing is removed has no
+    /// session any more). Each connection calls it once its session has answered, so no session
+    /// is touched while it is answering (`change` runs inside a request's handling).
+    func closeUnpaired() {
+        guard pairingsToCheck else { return }
+        pairingsToCheck = false
+        for c in live { c.pairingsChanged(state) }
     }
 
     // MARK: pairing
 
     /// True when `peer` ("address:port") may start a key exchange now (pair-verify M1);
     /// false: answer Busy.
-    func mayExchangeKeys(peer: String) -> Bool {
-        handshakes.spend(peer: HomeKitAccessory.address(of: peer), at: clock.now())
+    func mayExchangeKeys(peer: String, at now: Instant) -> Bool {
+        handshakes.spend(peer: HomeKitAccessory.address(of: peer), at: now)
     }
 
     /// `POST /pair-setup` on connection `connection` from `peer` ("address:port"): the reply. A
     /// wrong code is counted, and a new pairing saved, before it goes.
-    func pairSetup(_ body: [UInt8], connection: Int, peer: String) -> [UInt8] {
+    func pairSetup(_ body: [UInt8], connection: Int, peer: String, at now: Instant) -> [UInt8] {
         if failureUnsaved, (try? file.save(state)) != nil {
             failureUnsaved = false
             log.info("homekit-failures-saved", ["failures": String(state.failedSetups), "effect": "pair-setup is open again"])
         }
         let (reply, effect) = setup.handle(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
-                                           crypto: crypto, at: clock.now(), canCountFailures: !failureUnsaved)
+                                           crypto: crypto, at: now, canCountFailures: !failureUnsaved)
         switch effect {
         case .failed?:
             // Counted before it is saved: a full disk cannot make a wrong code free.
@@ -169,7 +181,10 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
     /// `garage-pins homekit reset`: every pairing forgotten, a new setup code, every session closed.
     func reset() -> Bool {
         let ok = change("reset") { $0.reset(crypto: crypto) }
-        if ok { for c in live { c.closeAfterReplies() } }
+        if ok {
+            pairingsToCheck = false
+            for c in live { c.closeAfterReplies() }
+        }
         return ok
     }
 
@@ -185,43 +200,20 @@ final class HomeKitAccessory: DoorSubscriber, @unchecked Sendable {
         tell(changed)
     }
 
-    /// Sends each subscribed session the values that changed (one event message each).
-    func tell(_ changed: [(HAPCharacteristicID, JSONValue)]) {
+    /// Sends each subscribed session the values that changed (one event message each), but
+    /// `except`, whose session said its own already.
+    func tell(_ changed: [(HAPCharacteristicID, JSONValue)], except: HomeKitConnection? = nil) {
         guard !changed.isEmpty else { return }
-        for c in live { c.sendEvent(changed) }
+        for c in live where c !== except { c.sendEvent(changed) }
     }
 
     private func differences(door: Int, from a: HAPDoorView, to b: HAPDoorView) -> [(HAPCharacteristicID, JSONValue)] {
         database.notifying.compactMap { id, c in
-            guard c.door == door, value(c, in: a) != value(c, in: b) else { return nil }
-            return (id, value(c, in: b))
-        }
-    }
-
-    /// The current value of a characteristic, as JSON.
-    func value(_ c: HAPCharacteristic) -> JSONValue {
-        guard let d = c.door, d < views.count else { return value(c, in: nil) }
-        return value(c, in: views[d])
-    }
-
-    private func value(_ c: HAPCharacteristic, in v: HAPDoorView?) -> JSONValue {
-        switch c {
-        case .identify: return .null
-        case .text(let s): return .string(s)
-        case .currentDoorState: return .number(Int64(v?.current ?? 1))
-        case .targetDoorState: return .number(Int64(v?.target ?? 1))
-        case .obstructionDetected: return .bool(v?.obstruction ?? false)
-        case .lightOn: return .bool(v?.light ?? false)
+            guard c.door == door, c.value(in: a) != c.value(in: b) else { return nil }
+            return (id, c.value(in: b))
         }
     }
 
     /// A target write the door accepted.
     func accepted(target: Int, door: Int) { followers[door].accepted(target: target) }
-
-    /// A refused target write: every session is told the real target again, so the Home app
-    /// does not keep showing the refused one.
-    func refused(door: Int) {
-        guard let (id, c) = database.notifying.first(where: { $0.1 == .targetDoorState(door: door) }) else { return }
-        tell([(id, value(c))])
-    }
 }
