@@ -60,6 +60,9 @@ struct Daemon {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
         }
         do { try settings.checkFiles() } catch { throw StartupError(description: error.description) }
+        if let door = settings.doors.first(where: { $0.opener != nil }) {
+            throw StartupError(description: "\(door.values.origin(of: \.opener)): this build does not drive an opener yet (issue 31); press a relay for now")
+        }
         for (what, path) in settings.secretFiles {
             if let problem = Settings.exposure(of: path) { log.warning("secret-readable", ["file": what, "problem": problem]) }
         }
