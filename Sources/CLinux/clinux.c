@@ -139,7 +139,7 @@ int clinux_serial_open(const char *path) {
     t.c_cflag &= ~(CSTOPB | PARENB | CRTSCTS | CSIZE);
     t.c_cflag |= CS8 | CLOCAL | CREAD;
     t.c_iflag &= ~(IXON | IXOFF | IXANY | INPCK | IGNBRK | BRKINT | PARMRK);
-    t.c_cc[VMIN] = 0;
+    t.c_cc[VMIN] = 1;  // with O_NONBLOCK: EAGAIN when empty, 0 only at a hang-up
     t.c_cc[VTIME] = 0;
     if (cfsetispeed(&t, B9600) != 0 || cfsetospeed(&t, B9600) != 0 || tcsetattr(fd, TCSANOW, &t) != 0) {
         int e = errno;
