@@ -15,6 +15,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <fcntl.h>
+#include <termios.h>
+#include <unistd.h>
 
 int clinux_ppoll(struct pollfd *fds, unsigned long nfds, int64_t timeout_ns) {
     if (timeout_ns < 0) return ppoll(fds, nfds, NULL, NULL);
@@ -121,4 +124,36 @@ int clinux_forbid_core_dumps(void) {
     }
     if (prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) != 0) err = errno;
     return err;
+}
+
+int clinux_serial_open(const char *path) {
+    int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    struct termios t;
+    if (ioctl(fd, TIOCEXCL) != 0 || tcgetattr(fd, &t) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    cfmakeraw(&t);
+    t.c_cflag &= ~(CSTOPB | PARENB | CRTSCTS | CSIZE);
+    t.c_cflag |= CS8 | CLOCAL | CREAD;
+    t.c_iflag &= ~(IXON | IXOFF | IXANY | INPCK | IGNBRK | BRKINT | PARMRK);
+    t.c_cc[VMIN] = 1;  // with O_NONBLOCK: EAGAIN when empty, 0 only at a hang-up
+    t.c_cc[VTIME] = 0;
+    if (cfsetispeed(&t, B9600) != 0 || cfsetospeed(&t, B9600) != 0 || tcsetattr(fd, TCSANOW, &t) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    tcflush(fd, TCIOFLUSH);
+    return fd;
+}
+
+int clinux_serial_break(int fd, int64_t ns) {
+    if (ioctl(fd, TIOCSBRK) != 0) return errno;
+    struct timespec d = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+    while (nanosleep(&d, &d) != 0 && errno == EINTR) {}
+    if (ioctl(fd, TIOCCBRK) != 0) return errno;
+    return 0;
 }

@@ -74,6 +74,34 @@ final class ConfigTests: GaragedTestCase {
         XCTAssertEqual(readBytes(pinsPath), table, file: file, line: line)
     }
 
+    /// `opener` takes `secplus2:DEVICE` only, and the refusal says what it accepts.
+    func testAnOpenerOtherThanSecPlus2IsRefusedSayingWhatIsAccepted() throws {
+        try initTable()
+        try assertRefusesToStart(["--opener", "secplus1:/dev/ttyS0"], naming: ["--opener secplus1:/dev/ttyS0", "secplus2:DEVICE"])
+        try assertRefusesToStart(["--opener", "secplus2:"], naming: ["--opener", "needs the serial device"])
+    }
+
+    /// A door with an opener has no relay: a relay set beside it stops garaged naming both keys,
+    /// on the command line and in a door's section.
+    func testARelayBesideAnOpenerIsRefusedNamingBoth() throws {
+        try initTable()
+        // launchDaemon always passes --relay sim:TRACE.
+        try assertRefusesToStart(["--opener", "secplus2:\(dir)/tty"], naming: ["--relay sim:", "--opener secplus2:", "both a relay and an opener"])
+        let config = try writeConfig("""
+            [door side]
+            relay = sim:\(dir)/side.trace
+            opener = secplus2:\(dir)/tty
+            """)
+        // Without the harness's --relay, which doors in sections refuse at the top.
+        let garaged = try spawn(try Binaries.path(of: "garaged"), ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--config", config],
+                                name: "garaged-relay-and-opener")
+        XCTAssertEqual(garaged.waitForExit(timeout: .seconds(5)), .exited(1))
+        for e in ["\(config):2", "\(config):3", "door side cannot have both a relay and an opener"] {
+            XCTAssertTrue(garaged.stderr.contains(e), "stderr should name '\(e)': \(garaged.stderr)")
+        }
+        XCTAssertFalse(fileExists("\(dir)/side.trace"), "no relay claimed")
+    }
+
     func testAnUnknownKeyStopsTheDaemonNamingIt() throws {
         try initTable()
         let config = try writeConfig("pulse-ms = 120\npluse-ms = 120\n")

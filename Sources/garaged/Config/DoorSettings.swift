@@ -18,11 +18,17 @@ struct DoorSettings: Sendable {
     let sensorObstruction: RelaySpec?
     let warn: RelaySpec?
     let light: RelaySpec?
+    /// The opener spoken to on its own wire; nil when the relay moves the door.
+    let opener: OpenerSpec?
 
     init(id: String?, origin: String?, values: SettingValues) throws(ConfigError) {
         self.id = id
         self.origin = origin
         self.values = values
+        opener = values.opener
+        if opener != nil, values.isGiven(\.relay) {
+            throw ConfigError("\(values.origin(of: \.relay)) and \(values.origin(of: \.opener)): \(id.map { "door \($0)" } ?? "the door") cannot have both a relay and an opener; an opener is moved on its own wire, so remove relay (or remove opener to press a relay)")
+        }
         sensorClosed = try DoorSettings.spec(values, \.sensorClosed)
         sensorOpen = try DoorSettings.spec(values, \.sensorOpen)
         sensorObstruction = try DoorSettings.spec(values, \.sensorObstruction)
@@ -45,7 +51,8 @@ struct DoorSettings: Sendable {
     var lines: [(role: String, spec: RelaySpec, origin: String)] {
         let relayOrigin = values.isGiven(\.relay) ? values.origin(of: \.relay)
             : "\(origin.map { "\($0): " } ?? "")\(label) has no relay set (the default)"
-        var found: [(String, RelaySpec, String)] = [("relay", values.relay, relayOrigin)]
+        // A door with an opener has no relay, so its default line is nobody's.
+        var found: [(String, RelaySpec, String)] = opener == nil ? [("relay", values.relay, relayOrigin)] : []
         if let warn { found.append(("warning output", warn, values.origin(of: \.warn))) }
         if let light { found.append(("light", light, values.origin(of: \.light))) }
         if let sensorClosed { found.append(("closed switch", sensorClosed, values.origin(of: \.sensorClosed))) }

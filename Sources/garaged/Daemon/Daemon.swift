@@ -127,14 +127,27 @@ struct Daemon {
         let setups = hardware.indices.map { i in
             DoorSetup(index: i, settings: settings.doors[i], hardware: hardware[i], tablePath: settings.pins, clock: clock, log: log)
         }
-        let parts = setups.map { d in
-            let index = d.index
-            return DoorParts(index: index,
-                      drive: PulseDriver(line: d.hardware.relay, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index,
-                                          name: setups.count > 1 ? d.settings.id : nil) { overran in
-                          inbox.relayReleased(door: index, overran: overran)
-                      },
-                      outputs: d.hardware.outputs, switches: d.hardware.switches)
+        var parts: [DoorParts] = []
+        for d in setups {
+            let index = d.index, name = setups.count > 1 ? d.settings.id : nil
+            let drive: any DoorDrive
+            if let port = d.hardware.opener {
+                // The rolling codes and the client id, kept beside the table: unreadable, garaged
+                // stops rather than risk sending a code twice.
+                do {
+                    let codes = try SecPlus2Codes(file: SecPlus2CodesFile(tablePath: settings.pins, door: DoorSetup.fileName(index, d.settings)))
+                    drive = SecPlus2Drive(port: port, codes: codes, clock: clock, log: log, inbox: inbox, door: index, name: name)
+                } catch {
+                    for l in listeners { l.close() }
+                    for h in hardware { h.releaseAll() }
+                    throw StartupError(description: error.description)
+                }
+            } else {
+                drive = PulseDriver(line: d.hardware.relay!, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index, name: name) { overran in
+                    inbox.relayReleased(door: index, overran: overran)
+                }
+            }
+            parts.append(DoorParts(index: index, drive: drive, outputs: d.hardware.outputs, switches: d.hardware.switches))
         }
         let labelsFile = LabelsFile(tablePath: settings.pins)
         var labels = Labels()

@@ -3,7 +3,10 @@ import DoorCore
 /// The lines the door uses, claimed together at start (the relay and the outputs inactive in
 /// the same request, the switches read) and given back together if the start fails.
 struct DoorHardware {
-    let relay: any RelayLine
+    /// The relay line; nil for a door moved by its opener.
+    let relay: (any RelayLine)?
+    /// The opener's serial device, for a door with an opener.
+    let opener: SerialPort?
     let outputs: DoorOutputs
     let switches: [any SwitchInput]
     /// What the switches read at start (false for a switch there is not).
@@ -19,9 +22,16 @@ struct DoorHardware {
             for l in claimed { l.close() }
             for s in switches { s.close() }
         }
+        var opener: SerialPort?
         do throws(RelayError) {
-            let relay = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
-            claimed.append(relay)
+            var relay: (any RelayLine)?
+            switch settings.opener {
+            case .secPlus2(let device)?: opener = try SerialPort(path: device)
+            case nil:
+                let line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
+                claimed.append(line)
+                relay = line
+            }
             let warning = try settings.warn.map { spec throws(RelayError) in try spec.open(activeLow: settings.warnActiveLow, clock: clock) }
             if let warning { claimed.append(warning) }
             let light = try settings.light.map { spec throws(RelayError) in try spec.open(activeLow: settings.lightActiveLow, clock: clock) }
@@ -43,9 +53,10 @@ struct DoorHardware {
                 switches.append(s)
                 obstructed = try s.level()
             }
-            return DoorHardware(relay: relay, outputs: DoorOutputs(warning: warning, light: light), switches: switches,
+            return DoorHardware(relay: relay, opener: opener, outputs: DoorOutputs(warning: warning, light: light), switches: switches,
                                 closedActive: closed, openActive: open, obstructed: obstructed)
         } catch {
+            opener?.close()
             giveBack()
             throw error
         }
@@ -60,7 +71,8 @@ struct DoorHardware {
     /// Gives every line back, the relay's too: for a start that failed after the claim.
     func releaseAll() {
         releaseAllButTheRelay()
-        relay.close()
+        relay?.close()
+        opener?.close()
     }
 }
 

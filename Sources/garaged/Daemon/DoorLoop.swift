@@ -264,6 +264,13 @@ final class DoorLoop: Service, @unchecked Sendable {
         for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
     }
 
+    /// An opener's report, logged (how it becomes the door's position is the next step of issue 31).
+    private func logOpener(_ r: OpenerReport) {
+        log.info("opener-status", [("door", controller.doors[r.door].id ?? String(r.door + 1)), ("state", r.state.description),
+                                   ("obstructed", r.obstructed ? "yes" : "no"), ("light", r.light ? "on" : "off"),
+                                   ("locked", r.locked ? "yes" : "no")])
+    }
+
     /// Applies what other threads handed over; false once the loop should stop.
     private func takeInbox() -> Bool {
         let p = inbox.take()
@@ -274,6 +281,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         }
         for (name, status) in p.channels { channels[name] = status }
         carryOutRelays(released: p.released, overruns: p.overruns)
+        for report in p.openers { logOpener(report) }
         for request in p.requests { _ = perform(request) }
         for report in p.pairingReports { tell(report) }
         for (r, key) in p.records { record([r], summaryKey: key) }

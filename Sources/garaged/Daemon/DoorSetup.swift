@@ -21,7 +21,8 @@ struct DoorSetup {
     /// The files kept beside the table for door `index` (for the stale-temporary sweep).
     static func keptPaths(tablePath: String, _ index: Int, _ settings: DoorSettings) -> [String] {
         let name = fileName(index, settings)
-        return [ClosingIntervalFile(tablePath: tablePath, door: name).path, DoorStateFile(tablePath: tablePath, door: name).path]
+        return [ClosingIntervalFile(tablePath: tablePath, door: name).path, DoorStateFile(tablePath: tablePath, door: name).path,
+                SecPlus2CodesFile(tablePath: tablePath, door: name).path]
     }
 
     /// Claims every door's lines, all or none: a door that cannot be claimed gives back the
@@ -86,7 +87,7 @@ struct DoorSetup {
         let switchList = hardware.switches.map { "\($0.which.rawValue) \($0.description)" }.joined(separator: ", ")
         let warningLine = hardware.outputs.warning.map { "\($0.description), \(settings.warnS) s" } ?? "none"
         return [
-            ("relay", hardware.relay.description), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
+            ("relay", hardware.relay?.description ?? "none (opener \(settings.opener.map(String.init(describing:)) ?? "-"))"), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
             ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
             ("door", unit.door.position.rawValue + (settings.sensing.believed ? " (assumed)" : "")),
             ("sensing", settings.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),

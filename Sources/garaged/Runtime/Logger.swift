@@ -42,6 +42,7 @@ struct Logger: Sendable {
     /// For lines whose fields are assembled as they go.
     func info(_ event: String, _ fields: [(String, String)]) { emit(.info, event, fields) }
     func warning(_ event: String, _ fields: [(String, String)]) { emit(.warning, event, fields) }
+    func error(_ event: String, _ fields: [(String, String)]) { emit(.error, event, fields) }
     func log(_ level: Level, _ event: String, _ fields: [(String, String)]) { emit(level, event, fields) }
 
     /// Waits (up to `timeout`) until every queued line is written: for exit paths.

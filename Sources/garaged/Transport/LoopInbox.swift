@@ -23,6 +23,8 @@ final class LoopInbox: Sendable {
         var pairingReports: [PairingWindow.Report] = []
         /// History records, each with what a burst of it is summarised under.
         var records: [(record: EventRecord, summaryKey: String)] = []
+        /// What openers on their own wire reported, in order.
+        var openers: [OpenerReport] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
     }
@@ -46,6 +48,12 @@ final class LoopInbox: Sendable {
             if overran { $0.overruns[door, default: 0] += 1 }
         }
     }
+
+    /// Door `door`'s drive finished a permit (an opener's: after its release was written).
+    func permitReleased(door: Int) { hand { $0.released[door, default: 0] += 1 } }
+
+    /// What an opener said of its door (its STATUS).
+    func opener(_ report: OpenerReport) { hand { $0.openers.append(report) } }
 
     /// A request from a channel's own thread (Home Assistant's), stamped with when it arrived.
     func request(_ request: DoorRequest) {
@@ -83,4 +91,14 @@ final class LoopInbox: Sendable {
         items.withLock { change(&$0) }
         wake.signal()
     }
+}
+
+/// What an opener reported of its door on its own wire (Security+ 2.0's STATUS).
+struct OpenerReport: Hashable, Sendable {
+    /// The door (`Door.index`).
+    let door: Int
+    let state: OpenerDoorState
+    let obstructed: Bool
+    let light: Bool
+    let locked: Bool
 }

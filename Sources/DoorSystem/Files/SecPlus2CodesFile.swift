@@ -1,0 +1,89 @@
+import DoorCore
+
+/// A Security+ 2.0 opener's identity kept beside the table (`<table>.opener`, or
+/// `<table>.<door>.opener` for each other door): the client id garaged chose once, and the end of
+/// the block of rolling codes reserved on disk before any of them was sent. Written as safely as
+/// the table, so a crash at any point leaves either the old block or the new one.
+public struct SecPlus2CodesFile: Sendable {
+    /// What the file holds.
+    public struct Kept: Hashable, Sendable {
+        public var client: SecPlus2ClientID
+        /// Every rolling code below this may have been sent; none at or above it was.
+        public var reservedBelow: UInt32
+
+        public init(client: SecPlus2ClientID, reservedBelow: UInt32) {
+            self.client = client
+            self.reservedBelow = reservedBelow
+        }
+    }
+
+    public let path: String
+
+    public init(tablePath: String, door: String? = nil) { path = tablePath + (door.map { ".\($0)" } ?? "") + ".opener" }
+
+    /// The kept identity, or nil when there is no file yet.
+    public func load() throws(StoreError) -> Kept? {
+        guard let bytes = try AtomicFile.read(path, limit: 256) else { return nil }
+        var client: UInt32?, reserved: UInt32?
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2 else { continue }
+            switch parts[0] {
+            case "client" where parts[1].hasPrefix("0x"): client = UInt32(parts[1].dropFirst(2), radix: 16)
+            case "reserved-below": reserved = UInt32(parts[1])
+            default: continue
+            }
+        }
+        guard let client, let reserved, reserved < SecPlus2Packet.rollingLimit else {
+            throw .invalid(path: path, reason: "expected 'client 0x<8 hex digits>' and 'reserved-below <rolling code>' lines; restore it from a backup, or remove it to start with a new client id (the opener accepts a new one)")
+        }
+        return Kept(client: SecPlus2ClientID(client), reservedBelow: reserved)
+    }
+
+    public func save(_ kept: Kept) throws(StoreError) {
+        try AtomicFile.write(Array("client \(kept.client)\nreserved-below \(kept.reservedBelow)\n".utf8), to: path, mode: 0o600)
+    }
+}
+
+/// The rolling codes one opener's driver sends, never one twice across restarts: a block is
+/// reserved on disk before its first code is used, and a start resumes after the whole block.
+public final class SecPlus2Codes {
+    /// How many codes one save reserves (a save per this many packets sent).
+    public static let block: UInt32 = 64
+
+    public let file: SecPlus2CodesFile
+    public private(set) var client: SecPlus2ClientID
+    /// The next code to send.
+    public private(set) var next: UInt32
+    private var reservedBelow: UInt32
+
+    /// Resumes from the file, or chooses a client id (low 12 bits 0x539, as ratgdo's) when there
+    /// is none; nothing is written until the first code is taken.
+    public init(file: SecPlus2CodesFile) throws(StoreError) {
+        self.file = file
+        if let kept = try file.load() {
+            client = kept.client
+            next = kept.reservedBelow
+            reservedBelow = kept.reservedBelow
+        } else {
+            var random = SystemRandomNumberGenerator()
+            client = SecPlus2ClientID(UInt32.random(in: 0...UInt32.max, using: &random) & ~0xFFF | 0x539)
+            next = 1
+            reservedBelow = 1
+        }
+    }
+
+    /// The code for the next command, reserved on disk first when the block is spent.
+    public func take() throws(StoreError) -> UInt32 {
+        if next >= reservedBelow {
+            let end = next + SecPlus2Codes.block
+            guard end < SecPlus2Packet.rollingLimit else {
+                throw .invalid(path: file.path, reason: "the rolling codes are spent (2^28); remove the file to start with a new client id")
+            }
+            try file.save(.init(client: client, reservedBelow: end))
+            reservedBelow = end
+        }
+        defer { next += 1 }
+        return next
+    }
+}

@@ -1,0 +1,24 @@
+/// The `--opener` value: how garaged speaks to an opener on its own wire instead of pressing a
+/// relay. Today one kind: `secplus2:DEVICE`, Security+ 2.0 on a serial device (or a pty).
+enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
+    case secPlus2(device: String)
+
+    /// What the setting accepts, for its help and its errors.
+    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device, e.g. secplus2:/dev/ttyAMA0)"
+
+    /// Parses the spec; the error says what is accepted.
+    static func parse(_ text: String) throws(SettingError) -> OpenerSpec? {
+        guard text.hasPrefix("secplus2:") else {
+            throw SettingError("'\(text)' is not an opener garaged speaks to; it accepts \(accepted)")
+        }
+        let device = String(text.dropFirst("secplus2:".count))
+        guard !device.isEmpty else { throw SettingError("secplus2: needs the serial device, e.g. secplus2:/dev/ttyAMA0") }
+        return .secPlus2(device: device)
+    }
+
+    var description: String {
+        switch self {
+        case .secPlus2(let device): return "secplus2:\(device)"
+        }
+    }
+}

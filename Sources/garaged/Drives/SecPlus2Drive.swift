@@ -1,0 +1,245 @@
+import DoorCore
+import DoorSystem
+#if canImport(Glibc)
+import Glibc
+import Synchronization
+#endif
+
+/// Moves a door by speaking Security+ 2.0 to its opener on the wall-button wire, from a thread of
+/// its own (`opener`, `opener-N` for door N of several) that alone reads and writes the serial
+/// device: a permit becomes DOOR_ACTION open, close or stop (a press, the release 150 ms later
+/// with the same rolling code), the opener is asked its status and count of openings until it
+/// answers, and what it reports goes to the loop's inbox. It decides nothing: the gate did.
+final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
+    /// Send only after the line has been quiet this long (a wall panel's collision avoidance).
+    static let quietBeforeSending: Duration = .microseconds(1300)
+    /// A line busy this long means no opener is there (or the wiring is wrong).
+    static let busyLimit: Duration = .seconds(5)
+    /// The start signal before each packet.
+    static let breakLength: Duration = .microseconds(1300)
+    /// Between a DOOR_ACTION's press and its release, as a wall panel sends them.
+    static let releaseAfter: Duration = .milliseconds(150)
+    /// How often the status and the openings are asked until answered: every 5 s for the first
+    /// minute, then every 30 s.
+    static let askEarly: Duration = .seconds(5)
+    static let askLater: Duration = .seconds(30)
+    static let earlyPeriod: Duration = .seconds(60)
+
+    /// What the caller's thread hands the opener thread.
+    private struct State {
+        var pending: PressPermit?
+        /// A permit taken and not yet released.
+        var busy = false
+        var stopping = false
+        /// The number of the last permit taken: a permit not above it is a replay.
+        var lastPermit: UInt64 = 0
+    }
+
+    let door: Int
+    private let port: SerialPort
+    /// The opener thread's alone once started.
+    private let codes: SecPlus2Codes
+    private let clock: any MonotonicClock
+    private let log: Logger
+    private let inbox: LoopInbox
+    private let worker: Worker
+    private let doorField: [(String, String)]
+    private let state = Mutex(State())
+
+    // The opener thread's own.
+    private var receiver = SecPlus2Receiver()
+    private var lastReceived: Instant?
+    private var statusAnswered = false
+    private var openingsAnswered = false
+    private var portGone = false
+
+    init(port: SerialPort, codes: SecPlus2Codes, clock: any MonotonicClock, log: Logger, inbox: LoopInbox, door: Int = 0, name: String? = nil) {
+        self.door = door
+        self.port = port
+        self.codes = codes
+        self.clock = clock
+        self.log = log
+        self.inbox = inbox
+        doorField = name.map { [("door", $0)] } ?? []
+        worker = Worker("opener" + (door == 0 ? "" : "-\(door + 1)"))
+    }
+
+    var name: String { worker.name }
+
+    func start() {
+        worker.start { [self] in run() }
+    }
+
+    /// Lets a press under way send its release, then closes the device.
+    func stop() -> Bool {
+        state.withLock { $0.stopping = true }
+        let finished = worker.stop(within: .seconds(2))
+        if finished { port.close() }
+        return finished
+    }
+
+    /// Hands the permit to the opener thread; false for another door's, a replay, one while the
+    /// last is under way, or while stopping.
+    func carryOut(_ permit: PressPermit) -> Bool {
+        let why = state.withLock { s -> String? in
+            if s.stopping { return "garaged is stopping" }
+            if permit.door != door { return "the permit is door \(permit.door + 1)'s, not this opener's (door \(door + 1))" }
+            if s.busy { return "a press is already under way" }
+            if permit.number <= s.lastPermit { return "permit \(permit.number) was already carried out (a replay)" }
+            s.busy = true
+            s.lastPermit = permit.number
+            s.pending = permit
+            return nil
+        }
+        if let why {
+            log.warning("press-refused", doorField + [("reason", permit.reason.rawValue), ("why", why)])
+            return false
+        }
+        worker.wake.signal()
+        return true
+    }
+
+    private func run() {
+        let started = clock.now()
+        var nextAsk = started
+        var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
+        while !worker.stopping {
+            if let permit = state.withLock({ s -> PressPermit? in defer { s.pending = nil }; return s.pending }) {
+                perform(permit)
+                continue
+            }
+            var now = clock.now()
+            if !(statusAnswered && openingsAnswered), now >= nextAsk {
+                if !statusAnswered { _ = send(.getStatus) }
+                if !openingsAnswered { _ = send(.getOpenings) }
+                now = clock.now()
+                nextAsk = now + (now - started < SecPlus2Drive.earlyPeriod ? SecPlus2Drive.askEarly : SecPlus2Drive.askLater)
+            }
+            var timeout: Duration? = statusAnswered && openingsAnswered ? nil : nextAsk - now
+            if let deadline = receiver.deadline { timeout = min(timeout ?? .seconds(3600), max(.zero, deadline - now)) }
+            fds[1].fd = portGone ? -1 : port.fd
+            _ = waitFor(&fds, timeout: timeout)
+            worker.wake.drain()
+            receive()
+        }
+    }
+
+    /// Sends the permit's press and, 150 ms later, its release (same rolling code), then tells
+    /// the loop the press is over: after the release was written, or at once if nothing could be.
+    private func perform(_ permit: PressPermit) {
+        defer {
+            state.withLock { $0.busy = false }
+            inbox.permitReleased(door: door)
+        }
+        let move: SecPlus2DoorMove = switch permit.action {
+        case .open: .open
+        case .close: .close
+        case .stop: .stop
+        }
+        let packets: (press: SecPlus2Packet, release: SecPlus2Packet)
+        do {
+            let rolling = try codes.take()
+            packets = try move.packets(client: codes.client, rolling: rolling)
+        } catch {
+            log.error("press-failed", doorField + [("reason", permit.reason.rawValue), ("error", "\(error)"),
+                                                   ("effect", "nothing was sent to the opener")])
+            return
+        }
+        guard write(packets.press) else {
+            log.error("press-failed", doorField + [("reason", permit.reason.rawValue), ("error", "the press could not be sent"),
+                                                   ("effect", "the door was not asked to move")])
+            return
+        }
+        let pressedAt = clock.now()
+        log.info("press", doorField + [("reason", permit.reason.rawValue), ("action", permit.action.rawValue),
+                                       ("opener", port.path), ("rolling", String(packets.press.rolling))])
+        var fds = [pollfd(fd: portGone ? -1 : port.fd, events: Int16(POLLIN), revents: 0)]
+        while clock.now() < pressedAt + SecPlus2Drive.releaseAfter {
+            _ = waitFor(&fds, timeout: pressedAt + SecPlus2Drive.releaseAfter - clock.now())
+            receive()
+        }
+        if write(packets.release) {
+            log.info("release", doorField + [("reason", permit.reason.rawValue), ("width_ms", (clock.now() - pressedAt).millisecondsText)])
+        } else {
+            log.error("release-failed", doorField + [("reason", permit.reason.rawValue),
+                                                     ("effect", "the opener saw a press without its release; it acts on the press")])
+        }
+    }
+
+    /// Sends one command with the next rolling code; false when it could not.
+    private func send(_ command: SecPlus2Command) -> Bool {
+        do {
+            let rolling = try codes.take()
+            return write(try SecPlus2Fields(command: command, client: codes.client).packet(rolling: rolling))
+        } catch {
+            log.error("opener-send-failed", doorField + [("command", command.description), ("error", "\(error)")])
+            return false
+        }
+    }
+
+    /// Waits for a quiet line (reading what comes meanwhile), sends the start signal, then the
+    /// packet's 19 bytes; false when the line stayed busy or the device failed.
+    private func write(_ packet: SecPlus2Packet) -> Bool {
+        guard !portGone else { return false }
+        let giveUp = clock.now() + (worker.stopping ? .milliseconds(500) : SecPlus2Drive.busyLimit)
+        var fds = [pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
+        while let last = lastReceived {
+            let now = clock.now()
+            if now - last >= SecPlus2Drive.quietBeforeSending { break }
+            if now >= giveUp {
+                log.error("opener-absent", doorField + [("device", port.path),
+                    ("why", "the line stayed busy for \(SecPlus2Drive.busyLimit.secondsRoundedUp) s; check the wiring (a non-inverting interface to the red terminal)")])
+                return false
+            }
+            _ = waitFor(&fds, timeout: last + SecPlus2Drive.quietBeforeSending - now)
+            receive()
+        }
+        let rc = port.sendBreak(SecPlus2Drive.breakLength)
+        if rc != 0 { log.warning("opener-break-failed", doorField + [("device", port.path), ("error", String(cString: strerror(rc)))]) }
+        guard port.writeAll(packet.encoded) else {
+            log.error("opener-write-failed", doorField + [("device", port.path), ("error", String(cString: strerror(errno)))])
+            return false
+        }
+        return true
+    }
+
+    /// Reads what is waiting and handles every packet it completes (a partial one too old is dropped).
+    private func receive() {
+        guard !portGone else { return }
+        let now = clock.now()
+        var items = receiver.expire(at: now)
+        while true {
+            guard let bytes = port.readAvailable() else {
+                portGone = true
+                log.error("opener-device-gone", doorField + [("device", port.path), ("effect", "the door cannot be moved until garaged restarts")])
+                break
+            }
+            if bytes.isEmpty { break }
+            lastReceived = clock.now()
+            items += receiver.feed(bytes, at: lastReceived!)
+        }
+        for item in items { handle(item) }
+    }
+
+    private func handle(_ item: SecPlus2Receiver.Item) {
+        switch item {
+        case .packet(let packet, _):
+            // Our own packets come back on the shared wire.
+            guard !codes.client.isEcho(packet) else { return }
+            switch SecPlus2Message(SecPlus2Fields(packet)) {
+            case .status(let state, let light, let locked, let obstructed, _):
+                statusAnswered = true
+                inbox.opener(OpenerReport(door: door, state: state, obstructed: obstructed, light: light, locked: locked))
+            case .openings(let count):
+                if !openingsAnswered { log.info("opener-openings", doorField + [("count", String(count))]) }
+                openingsAnswered = true
+            default:
+                break
+            }
+        case .refused(let bytes, let error):
+            log.warning("opener-packet-refused", doorField + [("bytes", Hex.string(bytes, separator: "", lowercase: true)), ("why", error.description)])
+        case .dropped:
+            break
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CLinux
+import DoorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A serial device (or a pty) opened for Security+ 2.0: raw 9600 8N1, exclusive, non-blocking.
+/// Owned by one thread, the opener's, once the start has handed it over.
+final class SerialPort: @unchecked Sendable, CustomStringConvertible {
+    let path: String
+    private(set) var fd: Int32
+
+    /// Opens and sets up the device; the error names it and says what to check.
+    init(path: String) throws(RelayError) {
+        self.path = path
+        let rc = clinux_serial_open(path)
+        guard rc >= 0 else {
+            let why = String(cString: strerror(-rc))
+            let hint = -rc == EBUSY ? "another program holds it (a getty on the serial console? ModemManager?)"
+                : -rc == EACCES ? "garaged's user needs to be in the dialout group"
+                : "check the device (ls -l \(path)) and that the serial port is enabled (enable_uart=1, console off)"
+            throw RelayError("cannot open the opener's serial device \(path): \(why); \(hint)")
+        }
+        fd = rc
+    }
+
+    var description: String { path }
+
+    /// Whatever is waiting, up to 256 bytes; empty when nothing is; nil once the device is gone.
+    func readAvailable() -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { return Array(buffer[0..<n]) }
+        if n < 0 && (errno == EAGAIN || errno == EINTR) { return [] }
+        return nil
+    }
+
+    /// The start signal: the line held active about `length`.
+    func sendBreak(_ length: Duration) -> Int32 { clinux_serial_break(fd, Int64(length.nanoseconds)) }
+
+    /// Writes all the bytes and waits until they have left (tcdrain); false with errno set.
+    func writeAll(_ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN {
+                var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
+                _ = clinux_ppoll(&fds, 1, 100_000_000)
+                continue
+            }
+            return false
+        }
+        _ = tcdrain(fd)
+        return true
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+}

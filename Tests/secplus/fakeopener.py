@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""A fake Security+ 2.0 opener for garaged's tests, written from docs in /work/shared/notes/secplus.md
+(the wire) with the standard library only. It opens a pty pair, prints the slave's path (and links
+it at --link), and speaks the wire on the master: every byte garaged writes comes back to garaged
+(the shared wire's echo), every packet received is logged as a JSON line to --log, GET_STATUS is
+answered with STATUS, GET_OPENINGS with OPENINGS, and a DOOR_ACTION press then its release (same
+rolling code, above the last accepted from that client) moves the door over --travel-s with a
+STATUS at each change. Usage: fakeopener.py --log FILE [--link PATH] [--travel-s S] [--state closed]"""
+import argparse, json, os, select, signal, sys, time, tty
+
+SYNC = b"\x55\x01\x00"
+# Indicator bits 0-3: which stream (0 A, 1 B, 2 C) goes first, second, third.
+ORDERS = {0: (0, 2, 1), 1: (2, 0, 1), 2: (0, 1, 2), 4: (1, 2, 0), 5: (1, 0, 2), 6: (2, 1, 0), 8: (1, 2, 0), 9: (2, 1, 0), 10: (0, 1, 2)}
+# Indicator bits 4-7: which positions (first, second, third) are inverted.
+INVERTS = {0: (1, 1, 0), 1: (0, 1, 0), 2: (0, 0, 1), 4: (1, 1, 1), 5: (1, 0, 1), 6: (0, 1, 1), 8: (1, 0, 0), 9: (0, 0, 0), 10: (1, 0, 1)}
+NAMES = {0x080: "GET_STATUS", 0x081: "STATUS", 0x280: "DOOR_ACTION", 0x281: "LIGHT", 0x48B: "GET_OPENINGS", 0x48C: "OPENINGS"}
+STATES = {"unknown": 0, "open": 1, "closed": 2, "stopped": 3, "opening": 4, "closing": 5}
+
+
+def reverse28(v):
+    return int(f"{v:028b}"[::-1], 2)
+
+
+def parity(fixed, data):
+    p = (fixed >> 32) & 0xF
+    for i in range(8):
+        p ^= (data >> (4 * i)) & 0xF
+    return p
+
+
+def encode_half(digits, fixed20, data16):
+    ind = 0
+    for d in digits[:4]:
+        ind = ind << 2 | d
+    a = (fixed20 >> 10) << 8 | data16 >> 8
+    b = (fixed20 & 0x3FF) << 8 | data16 & 0xFF
+    c = 0
+    for d in digits[4:] + digits[:4]:
+        c = c << 2 | d
+    streams = (a, b, c)
+    order, inv = ORDERS[ind >> 4], INVERTS[ind & 0xF]
+    placed = [streams[order[i]] ^ (0x3FFFF if inv[i] else 0) for i in range(3)]
+    payload = 0
+    for bit in range(17, -1, -1):
+        for s in placed:
+            payload = payload << 1 | (s >> bit) & 1
+    return ind << 56 | payload
+
+
+def encode(rolling, fixed, data):
+    data = data & ~0xF000
+    data |= parity(fixed, data) << 12
+    r = reverse28(rolling)
+    t = []
+    for _ in range(18):
+        t.append(r % 3)
+        r //= 3
+    t.reverse()
+    h1 = encode_half(t[14:18] + t[6:10] + [t[1]], fixed >> 20, data >> 16)
+    h2 = encode_half(t[10:14] + t[2:6] + [t[0]], fixed & 0xFFFFF, data & 0xFFFF)
+    return SYNC + h1.to_bytes(8, "big") + h2.to_bytes(8, "big")
+
+
+def decode_half(half):
+    ind = half >> 56
+    if (half >> 54) & 3 or ind >> 4 not in ORDERS or ind & 0xF not in INVERTS:
+        raise ValueError("bad indicator")
+    payload = half & ((1 << 54) - 1)
+    placed = [0, 0, 0]
+    for i in range(54):
+        placed[i % 3] = placed[i % 3] << 1 | (payload >> (53 - i)) & 1
+    order, inv = ORDERS[ind >> 4], INVERTS[ind & 0xF]
+    streams = [0, 0, 0]
+    for i in range(3):
+        streams[order[i]] = placed[i] ^ (0x3FFFF if inv[i] else 0)
+    a, b, c = streams
+    cd = [(c >> (16 - 2 * i)) & 3 for i in range(9)]
+    inds = [(ind >> (6 - 2 * i)) & 3 for i in range(4)]
+    if cd[5:] != inds or 3 in cd:
+        raise ValueError("bad rolling digits")
+    return inds + cd[:5], (a >> 8) << 10 | b >> 8, (a & 0xFF) << 8 | b & 0xFF
+
+
+def decode(packet):
+    if len(packet) != 19 or packet[:3] != SYNC:
+        raise ValueError("not a packet")
+    d1, f1, x1 = decode_half(int.from_bytes(packet[3:11], "big"))
+    d2, f2, x2 = decode_half(int.from_bytes(packet[11:19], "big"))
+    t = [d2[8], d1[8]] + d2[4:8] + d1[4:8] + d2[0:4] + d1[0:4]
+    r = 0
+    for d in t:
+        r = r * 3 + d
+    if r >= 1 << 28:
+        raise ValueError("rolling out of range")
+    fixed, data = f1 << 20 | f2, x1 << 16 | x2
+    if parity(fixed, data & ~0xF000) != (data >> 12) & 0xF:
+        raise ValueError("parity")
+    return reverse28(r), fixed, data
+
+
+class Opener:
+    def __init__(self, args):
+        self.args = args
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        os.close(slave)
+        self.log = open(args.log, "a", buffering=1)
+        self.client = 0x2E1A0F00 | 0x0AB
+        self.rolling = 5000
+        self.state = STATES[args.state]
+        self.accepted = {}   # client -> last rolling accepted
+        self.pressed = {}    # client -> rolling of a press waiting for its release
+        self.buffer = b""
+        self.first = 0.0
+        self.arrive_at = None  # (time, state) the moving door reaches
+        self.openings = 17
+
+    def send(self, command, nibble=0, byte1=0, byte2=0):
+        fixed = (command & 0xF00) << 24 | self.client
+        data = byte2 << 24 | byte1 << 16 | nibble << 8 | command & 0xFF
+        self.rolling += 1
+        time.sleep(0.005)  # a real opener answers after the line has been quiet a while
+        self.write(encode(self.rolling, fixed, data))
+
+    def write(self, data):
+        try:
+            os.write(self.master, data)
+        except OSError:
+            pass  # no one has the slave open
+
+    def status(self):
+        # byte1 bit 6 set: the beam is clear.
+        self.send(0x081, nibble=self.state, byte1=0x40, byte2=0)
+
+    def packet(self, raw):
+        try:
+            rolling, fixed, data = decode(raw)
+        except ValueError as e:
+            self.log.write(json.dumps({"t": time.monotonic(), "refused": str(e), "bytes": raw.hex()}) + "\n")
+            return
+        command = (fixed >> 24) & 0xF00 | data & 0xFF
+        client = fixed & 0xFFFFFFFF
+        nibble, byte1, byte2 = (data >> 8) & 0xF, (data >> 16) & 0xFF, (data >> 24) & 0xFF
+        accepted = rolling > self.accepted.get(client, -1) or (command == 0x280 and byte1 == 0 and self.pressed.get(client) == rolling)
+        self.log.write(json.dumps({"t": time.monotonic(), "rolling": rolling, "client": client, "command": command,
+                                   "name": NAMES.get(command, hex(command)), "nibble": nibble, "byte1": byte1,
+                                   "byte2": byte2, "accepted": accepted}) + "\n")
+        if not accepted:
+            return
+        self.accepted[client] = rolling
+        if command == 0x080:
+            self.status()
+        elif command == 0x48B:
+            self.send(0x48C, byte1=self.openings >> 8, byte2=self.openings & 0xFF)
+        elif command == 0x280 and byte1 == 1:
+            self.pressed[client] = rolling
+        elif command == 0x280 and byte1 == 0 and self.pressed.pop(client, None) == rolling:
+            self.act(nibble)
+
+    def act(self, nibble):
+        now = time.monotonic()
+        if nibble == 1 and self.state in (STATES["closed"], STATES["stopped"], STATES["closing"]):
+            self.state, self.arrive_at = STATES["opening"], (now + self.args.travel_s, STATES["open"])
+            self.openings += 1
+        elif nibble == 0 and self.state in (STATES["open"], STATES["stopped"], STATES["opening"]):
+            self.state, self.arrive_at = STATES["closing"], (now + self.args.travel_s, STATES["closed"])
+        elif nibble == 3 and self.state in (STATES["opening"], STATES["closing"]):
+            self.state, self.arrive_at = STATES["stopped"], None
+        else:
+            return
+        self.status()
+
+    def run(self):
+        print(self.path, flush=True)
+        if self.args.link:
+            os.symlink(self.path, self.args.link)
+        while True:
+            timeout = 0.05
+            if self.arrive_at:
+                timeout = max(0.0, min(timeout, self.arrive_at[0] - time.monotonic()))
+            ready, _, _ = select.select([self.master], [], [], timeout)
+            now = time.monotonic()
+            if self.arrive_at and now >= self.arrive_at[0]:
+                self.state, self.arrive_at = self.arrive_at[1], None
+                self.status()
+            if self.buffer and now - self.first > 0.1:
+                self.buffer = b""  # a partial packet goes stale after 100 ms
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 256)
+            except OSError:
+                time.sleep(0.01)  # the slave is not open (garaged restarting)
+                continue
+            self.write(data)  # the shared wire: garaged hears itself
+            if not self.buffer:
+                self.first = now
+            self.buffer += data
+            while True:
+                at = self.buffer.find(SYNC)
+                if at < 0:
+                    self.buffer = self.buffer[-2:]
+                    break
+                if len(self.buffer) - at < 19:
+                    self.buffer = self.buffer[at:]
+                    break
+                self.packet(self.buffer[at:at + 19])
+                self.buffer = self.buffer[at + 19:]
+                self.first = now
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--log", required=True)
+    p.add_argument("--link")
+    p.add_argument("--travel-s", type=float, default=1.0)
+    p.add_argument("--state", choices=sorted(STATES), default="closed")
+    args = p.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if args.link and os.path.lexists(args.link):
+        os.unlink(args.link)
+    Opener(args).run()
+
+
+if __name__ == "__main__":
+    main()
