@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// One HomeKit controller's TCP connection: the bearer of an `HAPSession`, as `ATTConnection` is
-/// of an `ATTServer`. It reads with the kernel's stamps and hands the session the bytes with when
-/// they arrived; it sends what the session says, hands the loop the session's door requests
+/// of an `ATTServer`. It hands the session the bytes it reads with when they arrived at the
+/// latest (the socket's empty mark: TCP stamps merged segments with the newest); it sends what the session says, hands the loop the session's door requests
 /// (`Incoming.requests`) and gives it back the verdicts (`judged`). Its output has its own bounded
 /// queue, so a controller that stops reading is dropped without holding up anyone.
 final class HomeKitConnection: Connection {
