@@ -95,9 +95,13 @@ final class SecPlus2PacketTests: XCTestCase {
     func testARollingDigitOfThreeIsRefused() {
         let good = (indicator: UInt8(0x24), reserved: UInt64(0), a: UInt32(0), b: UInt32(0), c: UInt32(0x24))
         // The third stream's first digit is 3 (bits 17-16), its repeated indicator intact.
-        XCTAssertEqual(refusal(wire([good, (0x24, 0, 0, 0, 0x30000 | 0x24)])), .digit(half: 2))
+        var threeFirst = good
+        threeFirst.c = 0x30000 | 0x24
+        XCTAssertEqual(refusal(wire([good, threeFirst])), .digit(half: 2))
         // A 3 among the repeated indicator digits is a digit 3 too, before any comparison.
-        XCTAssertEqual(refusal(wire([(0x24, 0, 0, 0, 0x27), good])), .digit(half: 1))
+        var threeRepeated = good
+        threeRepeated.c = 0x27
+        XCTAssertEqual(refusal(wire([threeRepeated, good])), .digit(half: 1))
     }
 
     func testTheRepeatedIndicatorMustMatch() {
