@@ -43,7 +43,7 @@ final class DoorAccessTests: XCTestCase {
         // The history names the door; a record pushed about a door of several says which.
         XCTAssertEqual(second.records.map(\.door), ["gate"])
         XCTAssertEqual(Reply.about(door: 2, .status(.opening, autoCloseIn: nil)).text, "@2:S OPENING")
-        XCTAssertEqual(c.statuses(at: t(20)).map(\.id), ["left", "gate"])
+        XCTAssertEqual(c.snapshot(at: t(20)).doors.map(\.id), ["left", "gate"])
     }
 
     func testALimitedPINReachesOnlyItsDoorsAndIsNotAWrongPIN() throws {
@@ -63,7 +63,7 @@ final class DoorAccessTests: XCTestCase {
         let c = try twoDoors(access: DoorAccess([1: ["gate"]]))
         XCTAssertEqual([0, 1].map { c.mayWatch($0, slot: 1) }, [false, true])
         XCTAssertEqual([0, 1].map { c.mayWatch($0, slot: 0) }, [true, true])
-        XCTAssertEqual(c.status(1, at: t(0)).record(at: t(0))["number"], .number(2))
+        XCTAssertEqual(c.snapshot(at: t(0)).record(door: 1, at: t(0))["number"], .number(2))
     }
 
     func testLdoorsSetsAndClearsALimitAndDeletingTheSlotForgetsIt() throws {

@@ -44,11 +44,11 @@ final class DoorStatusTests: XCTestCase {
         var c = try controller(Door(timing: timing))
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
                                commandsEnabled: true, version: "0")
-        XCTAssertEqual(ha.retained(c.status(at: t(0)), at: t(0)).map(\.value), ["closed", "nobody yet", "none", "none"])
+        XCTAssertEqual(ha.retained(c.snapshot(at: t(0)), at: t(0)).map(\.value), ["none", "closed", "nobody yet", "none"])
         for i in 0..<6 { _ = c.handle(Array("wrongO=1".utf8), from: RequestSource("bluetooth x", channel: .remote), at: t(i)) }
         _ = c.command(.open, from: RequestSource("mqtt", channel: nil), at: t(100))
-        let values = ha.retained(c.status(at: t(100)), at: t(100))
-        XCTAssertEqual(values.map(\.topic), ["garaged/d/state", "garaged/d/last_opened_by", "garaged/d/lockout", "garaged/d/fault"])
-        XCTAssertEqual(values.map(\.value), ["opening", "mqtt", "remote locked 1 s", "none"])
+        let values = ha.retained(c.snapshot(at: t(100)), at: t(100))
+        XCTAssertEqual(values.map(\.topic), ["garaged/d/lockout", "garaged/d/state", "garaged/d/last_opened_by", "garaged/d/fault"])
+        XCTAssertEqual(values.map(\.value), ["remote locked 1 s", "opening", "mqtt", "none"])
     }
 }

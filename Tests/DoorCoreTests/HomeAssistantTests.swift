@@ -75,7 +75,7 @@ final class HomeAssistantTests: XCTestCase {
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: false,
                                version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, photoEye: true)])
         func beam(_ door: Int, at ms: Int) -> [String] {
-            ha.retained(c.status(door, at: t(ms)), at: t(ms)).filter { $0.topic.hasSuffix("/obstruction") }.map { "\($0.topic)=\($0.value)" }
+            ha.retained(c.snapshot(at: t(ms)), at: t(ms)).filter { $0.topic.hasSuffix("/obstruction") && $0.topic.contains(door == 0 ? "/left/" : "/gate/") }.map { "\($0.topic)=\($0.value)" }
         }
         XCTAssertEqual(beam(0, at: 0), [], "no photo-eye, no value")
         XCTAssertEqual(beam(1, at: 0), ["garaged/d/gate/obstruction=OFF"])

@@ -169,12 +169,11 @@ final class ObstructionTests: XCTestCase {
         var controller = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
                                     door: openDoor(obstructed: true), store: MemoryStore())
         XCTAssertEqual(controller.status(at: t(0)).obstructed, true)
-        var follower = HAPDoorFollower()
-        XCTAssertTrue(follower.view(of: controller.status(at: t(0))).obstruction)
+        XCTAssertTrue(HAPDoorView(controller.status(at: t(0))).obstruction)
         _ = controller.sensor(.obstruction, active: false, at: t(1_000))
         _ = controller.tick(at: t(1_000))
         XCTAssertEqual(controller.status(at: t(1_000)).obstructed, false)
-        XCTAssertFalse(follower.view(of: controller.status(at: t(1_000))).obstruction)
+        XCTAssertFalse(HAPDoorView(controller.status(at: t(1_000))).obstruction)
         XCTAssertNil(Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4), door: Door(timing: timing),
                                 store: MemoryStore()).status(at: t(0)).obstructed, "no photo-eye, no reading")
     }

@@ -51,7 +51,7 @@ extension Controller {
         if decision.events.contains(where: { if case .warning(on: true) = $0 { return true }; if case .light(on: true) = $0 { return true }; return false }) {
             _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }
-        outcome.replies = [decide(decision, wall: wall, &outcome)]
+        outcome.replies = [apply(decision, wall: wall, &outcome)]
         return outcome
     }
 
@@ -61,7 +61,7 @@ extension Controller {
         outcome.doorIndex = index
         report(doors[index].door.advance(to: now), wall: wall, into: &outcome)
         outcome.command = logName(on ? "light on" : "light off", index)
-        outcome.replies = [decide(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
+        outcome.replies = [apply(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
         return outcome
     }
 }

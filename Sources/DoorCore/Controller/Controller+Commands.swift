@@ -32,9 +32,9 @@ extension Controller {
                 outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
                 return [.error(.rate)]
             }
-            return [decide(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
+            return [apply(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
         case .light(let on):
-            return [decide(doors[outcome.doorIndex].door.setLight(on: on, at: now), wall: wall, &outcome)]
+            return [apply(doors[outcome.doorIndex].door.setLight(on: on, at: now), wall: wall, &outcome)]
         case .closeAfter(let seconds):
             do { try doors[outcome.doorIndex].intervalStore?.save(seconds) } catch {
                 outcome.storeError = error.description
@@ -90,7 +90,7 @@ extension Controller {
             _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }
         if decision.reply.isError { explain(decision, source, &outcome) }
-        return decide(decision, wall: wall, &outcome)
+        return apply(decision, wall: wall, &outcome)
     }
 
     /// Why a press was refused, in words for the log: out of line, off the press path.
@@ -104,7 +104,7 @@ extension Controller {
     }
 
     /// Carries a door decision into the outcome; returns its reply.
-    mutating func decide(_ decision: Door.Decision, wall: Int64, _ outcome: inout Outcome) -> Reply {
+    mutating func apply(_ decision: Door.Decision, wall: Int64, _ outcome: inout Outcome) -> Reply {
         report(decision.events, wall: wall, byRequest: true, into: &outcome)
         return decision.reply
     }

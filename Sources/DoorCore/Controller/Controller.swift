@@ -71,7 +71,7 @@ public struct Controller: Sendable {
         let age = request.arrived.map { now - $0 }
         switch request.ask {
         case .line(let bytes):
-            return judge(bytes, from: request.source, at: now, wall: wall, age: age)
+            return judgeLine(bytes, from: request.source, at: now, wall: wall, age: age)
         case .move(let move, let door):
             return whole(command(move, for: door, from: request.source, at: now, wall: wall, age: age), request.source, wall)
         case .light(let on, let door):
@@ -96,21 +96,22 @@ public struct Controller: Sendable {
         Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labels, line: false)
     }
 
-    /// Judges one request (one BLE write or one socket line): `judge`, then `account`.
+    /// One protocol line judged and accounted at once (`judge` of a `.line`, then `account`), for
+    /// the tests, the fuzzer and the benchmarks; the daemon carries out presses in between.
     public mutating func handle(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                 wall: Int64 = 0, age: Duration? = nil) -> Outcome {
-        account(judge(bytes, from: source, at: now, wall: wall, age: age))
+        account(judgeLine(bytes, from: source, at: now, wall: wall, age: age))
     }
 
-    /// Judges one request and decides its presses (in `outcome.presses`). `age` is how long it
-    /// waited since the kernel received it, when the transport knows.
-    public mutating func judge(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
-                               wall: Int64 = 0, age: Duration? = nil) -> Judged {
+    /// Judges one protocol line and decides its presses (in `outcome.presses`). `age` is how long
+    /// it waited since the kernel received it, when the transport knows.
+    private mutating func judgeLine(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
+                                    wall: Int64, age: Duration?) -> Judged {
         // Decided in place: the outcome is not copied on its way to the relay.
         var judged = Judged(outcome: Outcome(), source: source, wall: wall, labelsBefore: labels)
         // What the door did is described (history records, pushes) in `account`, after the presses.
         judged.outcome.undescribed = Outcome.Undescribed()
-        decide(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
+        decodeAndJudge(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
         return judged
     }
 
@@ -131,7 +132,8 @@ public struct Controller: Sendable {
         return outcome
     }
 
-    private mutating func decide(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
+    /// A line decoded, then judged as a command; a line that does not decode is refused as such.
+    private mutating func decodeAndJudge(_ bytes: [UInt8], from source: RequestSource, at now: Instant, wall: Int64,
                                 age: Duration?, _ outcome: inout Outcome) {
         // The request as the codec made it, not copied out of a `Result`.
         let request: Request
@@ -143,12 +145,12 @@ public struct Controller: Sendable {
             outcome.replies = [.error(local && !source.isLocal && error == .format ? .command : error)]
             return
         }
-        decide(request, from: source, at: now, wall: wall, age: age, &outcome)
+        judgeCommand(request, from: source, at: now, wall: wall, age: age, &outcome)
     }
 
     /// A decoded request: its door judged at the request's time first, then each check in turn,
     /// then the command. Its name for the log is made in `account`, after any press.
-    private mutating func decide(_ request: Request, from source: RequestSource, at now: Instant, wall: Int64,
+    private mutating func judgeCommand(_ request: Request, from source: RequestSource, at now: Instant, wall: Int64,
                                  age: Duration?, _ outcome: inout Outcome) {
         let index = door(of: request.door)
         outcome.doorIndex = index ?? 0

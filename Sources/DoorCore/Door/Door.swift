@@ -86,7 +86,12 @@ public struct Door: Sendable, Equatable {
     /// False limits auto-close to openings garaged made itself (a door opened by its remote or
     /// by hand then stays open until someone closes it).
     public let autoCloseAnyOpening: Bool
-    public internal(set) var position: DoorPosition
+    public internal(set) var position: DoorPosition {
+        didSet { if let end = position.heading { heading = end } }
+    }
+    /// Where the door was last going or last was: `.open` or `.closed`. A STOPPED door keeps
+    /// it, so HomeKit's target of a stopped door is where it was headed (and OPEN at first).
+    public internal(set) var heading: DoorPosition = .open
     public internal(set) var fault: DoorFault?
     /// True from a press until the relay reports it released: no other press is decided
     /// meanwhile, so the door model and the relay never disagree about what was pressed.
@@ -150,6 +155,7 @@ public struct Door: Sendable, Equatable {
             openSince = now
             nextLeftOpen = timing.leftOpen.map { now + $0 }
         }
+        heading = position.heading ?? .open
         if closeFailed && position != .closed {
             self.closeFailed = true
             if fault == nil { fault = .didNotClose }

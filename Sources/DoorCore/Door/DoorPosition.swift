@@ -11,3 +11,14 @@ public enum DoorPosition: String, Sendable, CaseIterable {
     /// sensor that reads neither end).
     case stopped = "STOPPED"
 }
+
+extension DoorPosition {
+    /// The end this position is at or moving to; nil for STOPPED, which is headed nowhere.
+    public var heading: DoorPosition? {
+        switch self {
+        case .open, .opening: return .open
+        case .closed, .closing: return .closed
+        case .stopped: return nil
+        }
+    }
+}

@@ -20,6 +20,4 @@ public protocol HAPAccessoryModel: AnyObject {
     /// Spends one key exchange (a pair-verify M1) for `peer` from the budget every unproven peer
     /// shares; false: answer Busy, with no crypto done.
     func mayExchangeKeys(peer: String, at now: Instant) -> Bool
-    /// A TargetDoorState write the door accepted: a door that stops keeps it as its target.
-    func accepted(target: Int, door: Int)
 }

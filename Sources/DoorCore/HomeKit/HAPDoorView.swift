@@ -16,40 +16,28 @@ public struct HAPDoorView: Equatable, Sendable {
     }
 }
 
-/// Turns a door's status into what HomeKit shows, remembering what HomeKit cannot be told
-/// directly: the target of a STOPPED door and a close that did not finish.
-/// - CurrentDoorState is the door's state as `S` reports it, sensed or believed.
-/// - TargetDoorState follows the door when it moves by hand or by remote (so the Home app
-///   never sticks at "Opening…"); during a warned close the door is still Open with target
-///   Closed, which the Home app shows as "Closing…".
-/// - ObstructionDetected is true while the photo-eye's beam is broken, and after a close that
-///   did not reach CLOSED until the door is next seen closed.
-public struct HAPDoorFollower: Sendable {
-    private var stoppedTarget = HAPDoorView.open
-    private var failedClose = false
-
-    public init() {}
-
-    public mutating func view(of status: DoorStatus) -> HAPDoorView {
-        if status.fault == .didNotClose { failedClose = true }
-        if status.position == .closed { failedClose = false }
+extension HAPDoorView {
+    /// What HomeKit shows of a door's status, a pure function of it:
+    /// - CurrentDoorState is the door's state as `S` reports it, sensed or believed.
+    /// - TargetDoorState follows the door when it moves by hand or by remote (so the Home app
+    ///   never sticks at "Opening…"); a STOPPED door's is where it was headed; during a warned
+    ///   close the door is still Open with target Closed, which the Home app shows as "Closing…".
+    /// - ObstructionDetected is true while the photo-eye's beam is broken, and after a close that
+    ///   did not reach CLOSED until the door is next seen closed.
+    public init(_ status: DoorStatus) {
         let current: Int
-        var target: Int
         switch status.position {
-        case .open: current = 0; target = HAPDoorView.open
-        case .closed: current = 1; target = HAPDoorView.closed
-        case .opening: current = 2; target = HAPDoorView.open
-        case .closing: current = 3; target = HAPDoorView.closed
-        case .stopped: current = 4; target = stoppedTarget
+        case .open: current = 0
+        case .closed: current = 1
+        case .opening: current = 2
+        case .closing: current = 3
+        case .stopped: current = 4
         }
+        var target = (status.position.heading ?? status.heading) == .closed ? HAPDoorView.closed : HAPDoorView.open
         // A warned close: still open, already on its way to closed.
         if status.warningOn && status.position != .closing && status.closesAt != nil { target = HAPDoorView.closed }
-        if status.position != .stopped { stoppedTarget = target }
-        return HAPDoorView(current: current, target: target, obstruction: failedClose || status.obstructed == true, light: status.light)
+        self.init(current: current, target: target, obstruction: status.closeFailed || status.obstructed == true, light: status.light)
     }
-
-    /// A write of TargetDoorState the door accepted: a STOPPED door keeps it as its target.
-    public mutating func accepted(target: Int) { stoppedTarget = target }
 }
 
 extension HAPDoorView {

@@ -122,12 +122,10 @@ public struct HAPSession: Sendable {
         guard let w = waiting else { return take() }
         waiting = nil
         var statuses = w.statuses
-        for ((id, c, value), ok) in zip(w.writes, accepted) {
+        for ((id, c, _), ok) in zip(w.writes, accepted) {
             statuses.append((id, ok ? .success : .unableToCommunicate))
-            guard case .targetDoorState(let door) = c else { continue }
-            if ok {
-                accessory.accepted(target: value, door: door)
-            } else if let (id, c) = accessory.database.notifying.first(where: { $0.1 == .targetDoorState(door: door) }) {
+            guard case .targetDoorState(let door) = c, !ok else { continue }
+            if let (id, c) = accessory.database.notifying.first(where: { $0.1 == .targetDoorState(door: door) }) {
                 let real = [(id, c.value(among: accessory.views))]
                 out.bytes += event(real)
                 out.othersToTell.append(real)

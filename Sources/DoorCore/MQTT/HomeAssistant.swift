@@ -87,22 +87,32 @@ public struct HomeAssistant: Sendable {
         Controller.ChannelCommand(rawValue: String(decoding: payload, as: UTF8.self))
     }
 
-    /// The retained values Home Assistant shows, from a door's status: the cover's state, who
-    /// last opened it, its fault, the lockout (`none`, or each locked channel with its seconds),
-    /// and the photo-eye's beam when the door has one.
-    public func retained(_ status: DoorStatus, at now: Instant) -> [(topic: String, value: String)] {
-        let locked = status.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
-        let door = covers.indices.contains(status.index) ? status.index : 0
-        var values: [(topic: String, value: String)] = [
-            (stateTopic(door), HomeAssistant.state(status.position)),
-            (lastOpenedByTopic(door), status.lastOpener ?? "nobody yet"),
-            (lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", ")),
-            (faultTopic(door), status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"),
-        ]
-        if let obstructed = status.obstructed {
-            values.append((obstructionTopic(door), obstructed ? HomeAssistant.beamBroken : HomeAssistant.beamClear))
+    /// The retained values Home Assistant shows, from the snapshot: the lockout once (`none`, or
+    /// each locked channel with its seconds), then each door's cover state, who last opened it,
+    /// its fault, and the photo-eye's beam when the door has one.
+    public func retained(_ snapshot: StatusSnapshot, at now: Instant) -> [(topic: String, value: String)] {
+        let locked = snapshot.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
+        var values: [(topic: String, value: String)] = [(lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", "))]
+        for status in snapshot.doors {
+            let door = covers.indices.contains(status.index) ? status.index : 0
+            values.append((stateTopic(door), HomeAssistant.state(status.position)))
+            values.append((lastOpenedByTopic(door), status.lastOpener ?? "nobody yet"))
+            values.append((faultTopic(door), status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"))
+            if let obstructed = status.obstructed {
+                values.append((obstructionTopic(door), obstructed ? HomeAssistant.beamBroken : HomeAssistant.beamClear))
+            }
         }
         return values
+    }
+
+    /// What changed between two snapshots: the retained values of `new` that `old` did not have
+    /// (all of them when there is no `old`).
+    public func retained(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) -> [(topic: String, value: String)] {
+        let values = retained(new, at: now)
+        guard let old else { return values }
+        var before: [String: String] = [:]
+        for (topic, value) in retained(old, at: now) { before[topic] = value }
+        return values.filter { before[$0.topic] != $0.value }
     }
 
     /// The retained discovery documents: a cover per door with its last opener, its fault and

@@ -62,7 +62,7 @@ extension DoorLoop {
     /// Takes a new connection in, making room for it by the budget's rules, or closes it when
     /// everyone in its pool stands higher (both said once per burst, under one key for all).
     func admit(_ connection: Connection, mustFree: Bool = false) {
-        let requesters = connections.values.filter { !isFollower($0) }.map { (id: $0.fd, holder: $0.holder) }
+        let requesters = connections.values.filter { $0.following == nil }.map { (id: $0.fd, holder: $0.holder) }
         switch budget.verdict(for: connection.holder, among: requesters, mustFree: mustFree) {
         case .room:
             break

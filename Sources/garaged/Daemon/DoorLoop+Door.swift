@@ -61,50 +61,37 @@ extension DoorLoop {
         }
     }
 
-    /// Tells every phone that enabled notifications what changed; after the replies of the
-    /// request that caused it, so a phone's own answer comes first.
+    /// Tells every audience the doors' notices (phones take them: a warning, a fault, "left
+    /// open"); after the replies of the request that caused them, so a phone's own answer comes first.
     func flushPushes() {
         guard !pendingPushes.isEmpty else { return }
         let pushes = pendingPushes
         pendingPushes.removeAll()
-        for c in connections.values { if let bearer = c as? ATTConnection { bearer.push(pushes) } }
+        for audience in audiences { audience.noticed(pushes) }
     }
 
-    /// Tells every audience the doors' status when it changed since they last heard it (and
-    /// at start): status followers get the record of each door that changed, phones `S <STATE>`
-    /// (`@2:S <STATE>` with several doors) when a door's state changed, then each subscriber
-    /// (systemd's line, Home Assistant's retained values) the whole value.
+    /// Once a turn: the snapshot, compared with the last once; when it changed, every audience
+    /// is given both (each sends what its view of them says).
     func publishStatus() {
         let now = clock.now()
-        let statuses = controller.statuses(at: now, channels: channelStates)
-        guard statuses != lastStatus else { return }
-        let changed = statuses.filter { s in lastStatus.map { $0[s.index] != s } ?? true }
-        if let last = lastStatus {
-            for s in statuses where last[s.index].position != s.position {
-                pendingPushes.append(statuses.count == 1 ? s.push(at: now) : .about(door: s.index + 1, s.push(at: now)))
-            }
-        }
-        lastStatus = statuses
-        let followers = followers(of: .status)
-        if !followers.isEmpty {
-            let records = changed.map { (index: $0.index, reply: Reply.record($0.record(at: now))) }
-            for c in followers {
-                // Each follower hears only of the doors its PIN may use, as they are now.
-                let seen = records.filter { r in c.slot.map { controller.mayWatch(r.index, slot: $0) } ?? false }
-                if !seen.isEmpty { c.deliver(seen.map(\.reply)) }
-            }
-        }
-        for s in subscribers { s.statusChanged(statuses, at: now) }
+        let snapshot = controller.snapshot(at: now, channels: channelStates)
+        guard snapshot != lastSnapshot else { return }
+        let old = lastSnapshot
+        lastSnapshot = snapshot
+        for audience in audiences { audience.statusChanged(from: old, to: snapshot, at: now) }
     }
 
-    /// Every door's status as every audience has it now (for `Lstatus` and a new follower).
-    func currentStatus() -> [DoorStatus] { lastStatus ?? controller.statuses(at: clock.now(), channels: channelStates) }
+    /// Every audience: the subscribers the daemon was built with, then each connection.
+    var audiences: [any DoorSubscriber] { subscribers + connections.values.map { $0 as any DoorSubscriber } }
+
+    /// The snapshot every audience has now (for `Lstatus` and a new follower).
+    func currentSnapshot() -> StatusSnapshot { lastSnapshot ?? controller.snapshot(at: clock.now(), channels: channelStates) }
 
     /// The doors' status records the PIN in `slot` may see (`Controller.mayWatch`); none without one.
     func statusRecords(seenBy slot: Int?) -> [Reply] {
         guard let slot else { return [] }
-        let now = clock.now()
-        return currentStatus().filter { controller.mayWatch($0.index, slot: slot) }.map { .record($0.record(at: now)) }
+        let now = clock.now(), snapshot = currentSnapshot()
+        return snapshot.doors.indices.filter { controller.mayWatch($0, slot: slot) }.map { .record(snapshot.record(door: $0, at: now)) }
     }
 
     /// How each channel last said it stands, in a stable order.

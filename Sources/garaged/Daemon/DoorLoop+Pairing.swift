@@ -6,11 +6,11 @@ import DoorSystem
 extension DoorLoop {
     /// Opens the window for one phone; the asking connection is told the passkey and the end.
     func pair(_ request: PairingWindow.Request, for connection: Connection) -> [Reply] {
-        guard let client = connection as? LocalClient else { return [.error(.command)] }
+        guard connection.canFollow else { return [.error(.command)] }
         guard let pairing, pairing.ready else { return [.error(.bluetooth)] }
         let label = pairing.bonds.all.label(for: request.label)
         // One window at a time: whoever followed the last one is told it was replaced.
-        client.follow(.pairing)
+        connection.follow(.pairing) { _ in false }
         pairing.open(request, label: label)
         return [.ok]
     }

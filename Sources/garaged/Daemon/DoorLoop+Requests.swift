@@ -68,15 +68,19 @@ extension DoorLoop {
             let records = history.since(since)
             return records.map { .record($0.json) } + [.listed(count: records.count)]
         case .follow(let topic, let since):
-            guard let client = connection as? LocalClient else { return [.error(.command)] }
+            guard connection.canFollow else { return [.error(.command)] }
             let limit = source.isOwner ? DoorLoop.maxOwnerFollowers : DoorLoop.maxFollowers
-            let same = connections.values.filter { isFollower($0) && $0.source.isOwner == source.isOwner }.count
+            let same = connections.values.filter { $0.following != nil && $0.source.isOwner == source.isOwner }.count
             guard same < limit else {
                 log.warning("follow-refused", ["source": source.description,
                                                "why": "\(same) \(source.isOwner ? "owner's" : "other users'") followers already (at most \(limit))"])
                 return [.error(.limit)]
             }
-            client.follow(topic, slot: outcome.slot)
+            let slot = outcome.slot
+            connection.follow(topic) { [weak self] door in
+                guard let self, let slot else { return false }
+                return self.controller.mayWatch(door, slot: slot)
+            }
             if topic == .status { return [.ok] + statusRecords(seenBy: outcome.slot) }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
         case .pair(let request):
@@ -147,8 +151,7 @@ extension DoorLoop {
     func record(_ r: EventRecord) {
         history.append(r)
         events?.enqueue(r)
-        for c in followers(of: .log) { c.deliver([.record(r.json)]) }
-        for s in subscribers { s.eventRecorded(r) }
+        for audience in audiences { audience.eventRecorded(r) }
     }
 
     /// Records what an outcome says happened; what can repeat once per burst (same kind,
@@ -179,10 +182,8 @@ extension DoorLoop {
         }
     }
 
-    func isFollower(_ c: Connection) -> Bool { (c as? LocalClient)?.following != nil }
-
-    func followers(of topic: LocalCommand.FollowTopic) -> [LocalClient] {
-        connections.values.compactMap { $0 as? LocalClient }.filter { $0.following == topic }
+    func followers(of topic: LocalCommand.FollowTopic) -> [Connection] {
+        connections.values.filter { $0.following == topic }
     }
 
 }

@@ -58,11 +58,10 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// What the other threads hand over: listeners, the relay's releases, commands, reports,
     /// the channels' states.
     let inbox: LoopInbox
-    /// The audiences of the door's status besides the loop's own (followers and phones):
-    /// systemd's status line, Home Assistant's retained values.
+    /// The audiences besides the connections: systemd's status line, Home Assistant, HomeKit.
     let subscribers: [any DoorSubscriber]
-    /// The doors' status as last told to every audience, and how each channel last said it stands.
-    var lastStatus: [DoorStatus]?
+    /// The snapshot as last told to every audience, and how each channel last said it stands.
+    var lastSnapshot: StatusSnapshot?
     var channels: [String: ChannelStatus] = [:]
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog

@@ -24,8 +24,8 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
     /// A wrong setup code is counted in `state` but not yet saved: pair-setup is refused until
     /// it is, so no code is tried that could not be counted.
     private var failureUnsaved = false
-    private var followers: [HAPDoorFollower]
-    /// Each door as HomeKit last read it.
+    /// Each door as HomeKit reads it now: the views of the loop's last snapshot (closed and
+    /// clear until the first).
     private(set) var views: [HAPDoorView]
     /// The open sessions, to send events to and to close when a pairing goes.
     private var sessions: [ObjectIdentifier: WeakConnection] = [:]
@@ -45,7 +45,6 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
         self.clock = clock
         self.inbox = inbox
         self.log = log
-        followers = Array(repeating: HAPDoorFollower(), count: database.doors.count)
         views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
     }
 
@@ -190,14 +189,14 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
 
     // MARK: the doors
 
-    func statusChanged(_ doors: [DoorStatus], at now: Instant) {
-        var changed: [(HAPCharacteristicID, JSONValue)] = []
-        for (i, status) in doors.enumerated() where i < views.count {
-            let old = views[i]
-            views[i] = followers[i].view(of: status)
-            changed += differences(door: i, from: old, to: views[i])
-        }
-        tell(changed)
+    /// The values HomeKit reads become the new snapshot's views; subscribed sessions are told
+    /// those that changed.
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
+        let before = old.map { $0.doors.map(HAPDoorView.init) } ?? views
+        let after = new.doors.map(HAPDoorView.init)
+        guard after.count == views.count else { return }
+        views = after
+        tell(after.indices.flatMap { i in differences(door: i, from: before.indices.contains(i) ? before[i] : after[i], to: after[i]) })
     }
 
     /// Sends each subscribed session the values that changed (one event message each), but
@@ -213,7 +212,4 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
             return (id, c.value(in: b))
         }
     }
-
-    /// A target write the door accepted.
-    func accepted(target: Int, door: Int) { followers[door].accepted(target: target) }
 }

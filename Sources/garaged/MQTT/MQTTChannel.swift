@@ -74,22 +74,16 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
         client = c
     }
 
-    /// The retained values Home Assistant shows, from the door's status (the door loop's
-    /// thread): what changed is sent, and all of it again after each connect.
-    func statusChanged(_ doors: [DoorStatus], at now: Instant) {
-        for status in doors {
-            for (topic, value) in ha.retained(status, at: now) { retain(topic, value) }
-        }
+    /// The retained values Home Assistant shows that changed with the snapshot (the door loop's
+    /// thread); the MQTT thread sends them, and all of them again after each connect.
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
+        for (topic, value) in ha.retained(from: old, to: new, at: now) { retain(topic, value) }
     }
 
-    /// The latest value of a retained topic (state, sensors); sent only when it changed.
+    /// The latest value of a retained topic (state, sensors), for the MQTT thread to send.
     private func retain(_ topic: String, _ value: String) {
-        let changed = shared.withLock { s -> Bool in
-            guard s.retained[topic] != value else { return false }
-            s.retained[topic] = value
-            return true
-        }
-        if changed { wake.signal() }
+        shared.withLock { $0.retained[topic] = value }
+        wake.signal()
     }
 
     /// One history event, as JSON on the event topic (not retained), queued for the MQTT thread.

@@ -1,15 +1,20 @@
 import DoorCore
 
-/// An audience of the doors: told their status (a `DoorStatus` per door, the first first: the
-/// whole value at start and each time it changes) and, if it wants them, the history's events as they are recorded. Both come
-/// on the door loop's thread, in order, and must return at once (anything slow goes to a thread
-/// of its own). A front end (Home Assistant, systemd's status line, and whatever comes next) is
-/// one of these and nothing more.
-protocol DoorSubscriber: AnyObject, Sendable {
-    func statusChanged(_ doors: [DoorStatus], at now: Instant)
+/// An audience of the doors, one list of them for the loop: systemd's status line, Home
+/// Assistant, HomeKit, and every connection (phones, `status --follow`, `log --follow`). Each is
+/// told the status snapshot when it changed, with the one before it (none at start), the
+/// doors' notices for phones (a warning, a fault, "left open"), and the history's events as they
+/// are recorded. All come on the door loop's thread, in order, and must return at once (anything
+/// slow goes to a thread of its own). What each sends is a pure view of DoorCore's; a front end
+/// is one of these and nothing more.
+protocol DoorSubscriber: AnyObject {
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant)
+    func noticed(_ pushes: [Reply])
     func eventRecorded(_ record: EventRecord)
 }
 
 extension DoorSubscriber {
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {}
+    func noticed(_ pushes: [Reply]) {}
     func eventRecorded(_ record: EventRecord) {}
 }

@@ -91,9 +91,18 @@ final class ATTConnection: Connection {
         }
     }
 
+    /// A phone that enabled notifications is told each door whose state changed.
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
+        let pushes = new.phonePushes(since: old, at: now)
+        if !pushes.isEmpty { push(pushes) }
+    }
+
+    /// And the doors' notices: a warning, a fault, "left open".
+    func noticed(_ pushes: [Reply]) { push(pushes) }
+
     /// What every phone that enabled notifications is told unasked (a state change, a
     /// warning, a fault): notifications, which count toward nothing.
-    func push(_ replies: [Reply]) {
+    private func push(_ replies: [Reply]) {
         for reply in replies {
             guard let pdu = try? server.notification(reply.bytes) else { continue }
             send(pdu)

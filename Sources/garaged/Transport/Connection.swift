@@ -5,8 +5,9 @@ import Glibc
 
 /// One client the door loop serves, whatever carries it (a line on the local socket, an ATT
 /// bearer over Bluetooth or the test seam). The loop owns every connection and calls these
-/// from its one thread only; a connection never blocks.
-protocol Connection: AnyObject {
+/// from its one thread only; a connection never blocks. Each is one of the loop's audiences
+/// (`DoorSubscriber`): a phone takes pushes, a follower what it follows.
+protocol Connection: DoorSubscriber {
     var fd: Int32 { get }
     var source: RequestSource { get }
     /// When the peer last sent anything: the idlest connection makes room when the loop is full.
@@ -43,6 +44,12 @@ protocol Connection: AnyObject {
     /// pipelined requests, beyond what one turn serves): the loop serves it again without
     /// waiting for the socket, which may never be readable again.
     var mayHaveMore: Bool { get }
+    /// Whether it can follow anything: only the local socket's clients can.
+    var canFollow: Bool { get }
+    /// What it follows (status, the history, a pairing window), nil when nothing.
+    var following: LocalCommand.FollowTopic? { get }
+    /// Starts following `topic`, seeing of the doors those `watching` allows (when `canFollow`).
+    func follow(_ topic: LocalCommand.FollowTopic, watching: @escaping (Int) -> Bool)
 }
 
 extension Connection {
@@ -52,6 +59,9 @@ extension Connection {
     var standing: ConnectionBudget.Standing { .proven }
     var pool: ConnectionBudget.Pool { .remote }
     var mayHaveMore: Bool { false }
+    var following: LocalCommand.FollowTopic? { nil }
+    var canFollow: Bool { false }
+    func follow(_ topic: LocalCommand.FollowTopic, watching: @escaping (Int) -> Bool) {}
 }
 
 /// What one read of a connection found.

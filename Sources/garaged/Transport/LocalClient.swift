@@ -31,8 +31,8 @@ final class LocalClient: Connection {
     private(set) var closeReason: String?
     /// Set once the client asked to follow: the daemon pushes to it from then on.
     private(set) var following: LocalCommand.FollowTopic?
-    /// The slot of the PIN it follows with: a status follower hears only of that PIN's doors.
-    private(set) var slot: Int?
+    /// Which doors a status follower may see (its PIN's: `Controller.mayWatch`).
+    private var watching: (Int) -> Bool = { _ in false }
 
     var arrivals: Arrivals
 
@@ -69,9 +69,23 @@ final class LocalClient: Connection {
         }
     }
 
-    func follow(_ topic: LocalCommand.FollowTopic, slot: Int? = nil) {
+    var canFollow: Bool { true }
+
+    func follow(_ topic: LocalCommand.FollowTopic, watching: @escaping (Int) -> Bool) {
         following = topic
-        self.slot = slot
+        self.watching = watching
+    }
+
+    /// A status follower gets the record of each door it may see that changed.
+    func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
+        guard following == .status else { return }
+        let records = new.followerRecords(since: old, at: now, mayWatch: watching)
+        if !records.isEmpty { deliver(records) }
+    }
+
+    /// A history follower gets each record as it is recorded.
+    func eventRecorded(_ record: EventRecord) {
+        if following == .log { deliver([.record(record.json)]) }
     }
 
     func receive(hungUp: Bool) -> Received {

@@ -72,10 +72,9 @@ final class HAPAccessoryTests: XCTestCase {
                                     door: Door(timing: timing, sensing: DoorSensing(closedSwitch: true, openSwitch: true),
                                                closed: true, at: t(0)),
                                     store: MemoryStore())
-        var follower = HAPDoorFollower()
         func view(_ ms: Int) -> HAPDoorView {
             _ = controller.tick(at: t(ms))
-            return follower.view(of: controller.status(at: t(ms)))
+            return HAPDoorView(controller.status(at: t(ms)))
         }
         XCTAssertEqual(view(0), HAPDoorView(current: 1, target: 1, obstruction: false, light: nil))
         _ = controller.sensor(.closed, active: false, at: t(1_000))  // by its remote

@@ -13,15 +13,13 @@ final class HAPSessionTests: XCTestCase {
     let current = HAPCharacteristicID(aid: 1, iid: 17)
     let obstruction = HAPCharacteristicID(aid: 1, iid: 19)
 
-    /// The accessory every session shares, in memory: pairings change at once, accepted targets
-    /// are noted, and key exchanges are allowed while `exchanges` lasts.
+    /// The accessory every session shares, in memory: pairings change at once, and key exchanges are allowed while `exchanges` lasts.
     final class Accessory: HAPAccessoryModel {
         var state: HAPAccessoryState
         let crypto: any HAPCrypto
         let database: HAPDatabase
         var views = [HAPDoorView(current: 1, target: 1, obstruction: false, light: false)]
         var exchanges = 100
-        var acceptedTargets: [Int] = []
 
         init(crypto: any HAPCrypto, pairings: [HAPPairing]) {
             self.crypto = crypto
@@ -48,8 +46,6 @@ final class HAPSessionTests: XCTestCase {
             exchanges -= 1
             return exchanges >= 0
         }
-
-        func accepted(target: Int, door: Int) { acceptedTargets.append(target) }
     }
 
     /// A paired controller: its long-term key, and once verified its side of the session.
@@ -241,7 +237,6 @@ final class HAPSessionTests: XCTestCase {
         XCTAssertNil(session.next(at: t(3_500), accessory: accessory), "the next request waits for the verdict")
         let accepted = session.judged([true], accessory: accessory)
         XCTAssertEqual(messages(accepted.bytes, &owner).map(\.status), [204])
-        XCTAssertEqual(accessory.acceptedTargets, [0])
         let after = try XCTUnwrap(session.next(at: t(3_600), accessory: accessory))
         XCTAssertEqual(messages(after.bytes, &owner).map(\.status), [200], "then the request behind it")
 
@@ -257,7 +252,6 @@ final class HAPSessionTests: XCTestCase {
         XCTAssertEqual(statuses(told.last), [Int64(HAPStatus.readOnly.rawValue), Int64(HAPStatus.unableToCommunicate.rawValue)])
         XCTAssertEqual(refused.othersToTell.count, 1, "and every other session")
         XCTAssertEqual(refused.othersToTell.first?.first?.0, target)
-        XCTAssertEqual(accessory.acceptedTargets, [0], "a refusal is not kept")
 
         // Closed already: writing closed moves nothing and needs no verdict.
         let (same, nothing) = send(put("{\"aid\":1,\"iid\":18,\"value\":1}"), &session, &owner, accessory)
