@@ -115,6 +115,7 @@ class Opener:
         self.first = 0.0
         self.arrive_at = None  # (time, state) the moving door reaches
         self.openings = 17
+        self.muted = args.mute
 
     def send(self, command, nibble=0, byte1=0, byte2=0):
         fixed = (command & 0xF00) << 24 | self.client
@@ -146,7 +147,7 @@ class Opener:
         self.log.write(json.dumps({"t": time.monotonic(), "rolling": rolling, "client": client, "command": command,
                                    "name": NAMES.get(command, hex(command)), "nibble": nibble, "byte1": byte1,
                                    "byte2": byte2, "accepted": accepted}) + "\n")
-        if not accepted:
+        if not accepted or self.muted:
             return
         self.accepted[client] = rolling
         if command == 0x080:
@@ -216,11 +217,14 @@ def main():
     p.add_argument("--link")
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
+    p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     if args.link and os.path.lexists(args.link):
         os.unlink(args.link)
-    Opener(args).run()
+    opener = Opener(args)
+    signal.signal(signal.SIGUSR1, lambda *_: setattr(opener, "muted", not opener.muted))
+    opener.run()
 
 
 if __name__ == "__main__":

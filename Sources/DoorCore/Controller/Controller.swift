@@ -283,6 +283,17 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.sensor(which, active: active, at: now) }
     }
 
+    /// Door `index`'s opener said where the door is and whether its photo-eyes see an obstruction.
+    public mutating func openerReported(_ state: OpenerDoorState, obstructed: Bool, of index: Int = 0, at now: Instant,
+                                        wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.openerReported(state, obstructed: obstructed, at: now) }
+    }
+
+    /// Door `index`'s opener answers again, or went silent.
+    public mutating func openerAnswered(_ answering: Bool, of index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.openerAnswered(answering) }
+    }
+
     /// What one door did with an input that is not a request.
     private mutating func input(_ index: Int, at now: Instant, wall: Int64, _ apply: (inout Door) -> [Door.Event]) -> Outcome {
         var outcome = Outcome()

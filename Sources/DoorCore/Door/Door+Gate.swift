@@ -19,6 +19,8 @@
 ///    door that really closes onto what breaks the beam (an opener that does not reverse for
 ///    it, a photo-eye of garaged's own) unstoppable from here. (Where the opener has already
 ///    reversed the door for its own eye, the press finds it rising: most openers stop.)
+/// 6b. no press of a door whose opener speaks on its own wire while that opener is silent
+///    (before it first answered, or once it stopped): its state is not known;
 /// 7. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
 ///    as the daemon confirmed it, for the whole warning time.
 ///
@@ -54,6 +56,7 @@ extension Door {
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
+        if let opener = sensing.opener, !openerAnswering { return .openerSilent(opener) }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
         if closedSensed && openSensed { return .sensorsContradict }
         switch reason {
@@ -137,6 +140,8 @@ public enum PressRefusal: Equatable, Sendable {
     /// A press that may close the door (a close, an open of a door not CLOSED, a STOP of an
     /// opening door) while the photo-eye's beam is broken.
     case obstructed
+    /// Any press of a door whose opener (named) has not answered, or stopped answering.
+    case openerSilent(String)
 
     /// The answer to a request the gate refused: a request for where the door already is (or,
     /// for a STOP, a door already at rest) is a harmless OK; the rest are errors.
@@ -144,7 +149,7 @@ public enum PressRefusal: Equatable, Sendable {
         switch self {
         case .relayBusy, .moving: return .error(.busy)
         case .stale: return .error(.stale)
-        case .sensorsContradict, .closeFailed: return .error(.fault)
+        case .sensorsContradict, .closeFailed, .openerSilent: return .error(.fault)
         case .obstructed: return .error(.obstructed)
         case .alreadyThere, .notMoving: return .ok
         }
@@ -160,6 +165,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .notMoving: return "the door is not moving"
         case .obstructed: return "something breaks the photo-eye's beam across the doorway"
         case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
+        case .openerSilent(let opener): return "\(opener) does not answer: check its wiring and power (garaged asks again by itself)"
         }
     }
 }

@@ -105,6 +105,8 @@ public struct Door: Sendable, Equatable {
     public internal(set) var closeFailed = false
 
     var switches = DoorSwitches()
+    /// A door whose opener reports it (`DoorSensing.opener`): true while the opener answers.
+    public internal(set) var openerAnswering = false
     var expectation: Expectation?
     /// When a door that is moving counts as arrived (an end inferred from the travel time) or,
     /// at an end a switch senses, as STOPPED.
@@ -138,6 +140,8 @@ public struct Door: Sendable, Equatable {
         self.sensing = sensing
         self.autoCloseAnyOpening = autoCloseAnyOpening
         autoCloseInterval = timing.autoClose
+        // An opener's reports are its own word, already settled: nothing to debounce.
+        let debounce = sensing.opener == nil ? debounce : .zero
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
         // A break counts at once: a beam broken often and briefly must not read as clear.

@@ -13,6 +13,9 @@ public enum DoorFault: String, Sendable, Equatable {
     case sensors = "SENSORS"
     /// The relay stayed energised longer than the press and its margin.
     case relay = "RELAY"
+    /// The opener on its own wire stopped answering (`opener-silent`): nothing moves the door
+    /// from here until it answers again.
+    case openerSilent = "OPENER SILENT"
 
     /// In words, for the log and `garage-pins status`.
     public var explanation: String {
@@ -22,6 +25,7 @@ public enum DoorFault: String, Sendable, Equatable {
         case .didNotClose: return "the door did not reach CLOSED within the travel time after a close press (an obstacle? the opener reversed it); automatic closing waits until it is seen closed"
         case .sensors: return "both position switches report their end at once: check their wiring"
         case .relay: return "the relay stayed energised longer than the press and its margin"
+        case .openerSilent: return "the opener does not answer on its wire: check the wiring, the level circuit and the opener's power; garaged asks again and carries on by itself when it answers"
         }
     }
 }

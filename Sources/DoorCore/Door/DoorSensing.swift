@@ -6,6 +6,10 @@ public struct DoorSensing: Equatable, Sendable {
     /// The photo-eye's output is read (`--sensor-obstruction`): no press that may close the door
     /// starts while its beam is broken (the gate's rule 6).
     public var obstructionSwitch: Bool
+    /// The opener reports where the door is, and its own photo-eyes (Security+ 2.0's STATUS):
+    /// what it is, for refusals ("the Security+ 2.0 opener on /dev/ttyAMA0"); nil without one.
+    /// Its reports drive the door's switches as if both ends and a photo-eye were wired.
+    public var opener: String?
 
     public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
         self.closedSwitch = closedSwitch
@@ -13,13 +17,24 @@ public struct DoorSensing: Equatable, Sendable {
         self.obstructionSwitch = obstructionSwitch
     }
 
+    /// A door whose opener reports its position and obstruction (`opener` names it).
+    public static func reported(by opener: String) -> DoorSensing {
+        var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true)
+        s.opener = opener
+        return s
+    }
+
     public static let none = DoorSensing()
 
     /// True without any switch: positions are what the daemon's own presses imply.
     public var believed: Bool { !closedSwitch && !openSwitch }
 
+    /// The status record's `mode`: `opener`, `believed` or `sensed`.
+    public var mode: String { opener != nil ? "opener" : believed ? "believed" : "sensed" }
+
     /// How the status and the start-up log describe it.
     public var description: String {
+        if let opener { return "reported by \(opener)" }
         let eye = obstructionSwitch ? "; a photo-eye" : ""
         switch (closedSwitch, openSwitch) {
         case (false, false): return "believed (no sensors)" + eye

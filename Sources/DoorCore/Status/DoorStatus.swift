@@ -57,7 +57,7 @@ public struct DoorStatus: Equatable, Sendable {
         head.append(("door", .string(position.rawValue)))
         head.append(("auto_close_s", number(closesIn(at: now))))
         var tail: [(String, JSONValue)] = []
-        tail.append(("mode", .string(sensing.believed ? "believed" : "sensed")))
+        tail.append(("mode", .string(sensing.mode)))
         var sensors: [(String, JSONValue)] = [("closed", flag(closedSwitch)), ("open", flag(openSwitch))]
         if let obstructed { sensors.append(("obstruction", .bool(obstructed))) }
         tail.append(("sensors", .object(sensors)))

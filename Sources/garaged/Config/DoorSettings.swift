@@ -34,7 +34,14 @@ struct DoorSettings: Sendable {
         sensorObstruction = try DoorSettings.spec(values, \.sensorObstruction)
         warn = try DoorSettings.spec(values, \.warn)
         light = try DoorSettings.spec(values, \.light)
-        sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
+        if let opener {
+            for (given, key) in [(sensorClosed != nil, \Catalog.sensorClosed), (sensorOpen != nil, \Catalog.sensorOpen), (sensorObstruction != nil, \Catalog.sensorObstruction)] where given {
+                throw ConfigError("\(values.origin(of: key)) and \(values.origin(of: \.opener)): \(id.map { "door \($0)" } ?? "the door") has an opener, which reports where the door is and what its own photo-eyes see; remove the switch (or remove opener to read switches and press a relay)")
+            }
+            sensing = .reported(by: opener.name)
+        } else {
+            sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
+        }
         timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
                             warning: warn == nil ? nil : .seconds(values.warnS),

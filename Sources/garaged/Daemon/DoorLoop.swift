@@ -63,6 +63,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The snapshot as last told to every audience, and how each channel last said it stands.
     var lastSnapshot: StatusSnapshot?
     var channels: [String: ChannelStatus] = [:]
+    /// Each opener's last STATUS, so the log says only what changed.
+    var lastOpenerReport: [Int: OpenerReport] = [:]
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
     let events: EventWriter?
@@ -263,11 +265,22 @@ final class DoorLoop: Service, @unchecked Sendable {
         for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
     }
 
-    /// An opener's report, logged (how it becomes the door's position is the next step of issue 31).
-    private func logOpener(_ r: OpenerReport) {
-        log.info("opener-status", [("door", controller.doors[r.door].id ?? String(r.door + 1)), ("state", r.state.description),
-                                   ("obstructed", r.obstructed ? "yes" : "no"), ("light", r.light ? "on" : "off"),
-                                   ("locked", r.locked ? "yes" : "no")])
+    /// What an opener said: its STATUS is the door's position and obstruction (logged when it
+    /// changed), its silence the door's fault.
+    private func carryOut(_ news: OpenerNews) {
+        let now = clock.now(), wall = EventRecord.now()
+        switch news {
+        case .status(let r):
+            if lastOpenerReport[r.door] != r {
+                log.info("opener-status", [("door", controller.doors[r.door].id ?? String(r.door + 1)), ("state", r.state.description),
+                                           ("obstructed", r.obstructed ? "yes" : "no"), ("light", r.light ? "on" : "off"),
+                                           ("locked", r.locked ? "yes" : "no")])
+                lastOpenerReport[r.door] = r
+            }
+            carryOut(controller.openerReported(r.state, obstructed: r.obstructed, of: r.door, at: now, wall: wall))
+        case .answering(let door, let answering):
+            carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+        }
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
@@ -280,7 +293,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         }
         for (name, status) in p.channels { channels[name] = status }
         carryOutRelays(released: p.released, overruns: p.overruns)
-        for report in p.openers { logOpener(report) }
+        for news in p.openers { carryOut(news) }
         for request in p.requests { _ = perform(request) }
         for report in p.pairingReports { tell(report) }
         for (r, key) in p.records { record([r], summaryKey: key) }

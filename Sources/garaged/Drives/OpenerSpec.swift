@@ -16,6 +16,13 @@ enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
         return .secPlus2(device: device)
     }
 
+    /// The opener for people, in refusals and the status: "the Security+ 2.0 opener on /dev/ttyAMA0".
+    var name: String {
+        switch self {
+        case .secPlus2(let device): return "the Security+ 2.0 opener on \(device)"
+        }
+    }
+
     var description: String {
         switch self {
         case .secPlus2(let device): return "secplus2:\(device)"

@@ -24,6 +24,11 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     static let askEarly: Duration = .seconds(5)
     static let askLater: Duration = .seconds(30)
     static let earlyPeriod: Duration = .seconds(60)
+    /// Asked and not answered this long: the opener is silent (`opener-silent`).
+    static let silentAfter: Duration = .seconds(5)
+    /// Heard nothing this long: ask again (an opener reports changes by itself, so a quiet
+    /// line is normal; this long a quiet one may be a cut wire).
+    static let askAgainAfter: Duration = .seconds(360)
 
     /// What the caller's thread hands the opener thread.
     private struct State {
@@ -52,6 +57,12 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     private var statusAnswered = false
     private var openingsAnswered = false
     private var portGone = false
+    /// When the opener last sent a packet of its own (not our echo).
+    private var lastHeard: Instant?
+    /// Since when an ask has gone unanswered; nil when the opener answered the last.
+    private var askedSince: Instant?
+    /// What the loop was last told: the opener answers (nil: nothing told yet).
+    private var toldAnswering: Bool?
 
     init(port: SerialPort, codes: SecPlus2Codes, clock: any MonotonicClock, log: Logger, inbox: LoopInbox, door: Int = 0, name: String? = nil) {
         self.door = door
@@ -109,13 +120,27 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
                 continue
             }
             var now = clock.now()
+            if statusAnswered, let heard = lastHeard, now - heard >= SecPlus2Drive.askAgainAfter {
+                // Quiet for long: ask again, and count it silent if it does not answer.
+                statusAnswered = false
+                nextAsk = now
+            }
             if !(statusAnswered && openingsAnswered), now >= nextAsk {
                 if !statusAnswered { _ = send(.getStatus) }
                 if !openingsAnswered { _ = send(.getOpenings) }
                 now = clock.now()
+                if askedSince == nil { askedSince = now }
                 nextAsk = now + (now - started < SecPlus2Drive.earlyPeriod ? SecPlus2Drive.askEarly : SecPlus2Drive.askLater)
             }
+            if let asked = askedSince, now - asked >= SecPlus2Drive.silentAfter, toldAnswering != false {
+                toldAnswering = false
+                log.warning("opener-silent", doorField + [("device", port.path), ("effect", "the door takes no press until the opener answers"),
+                                                          ("why", "asked \(SecPlus2Drive.silentAfter.secondsRoundedUp) s ago and not answered: check the wiring, the level circuit and the opener's power")])
+                inbox.openerAnswering(door: door, false)
+            }
             var timeout: Duration? = statusAnswered && openingsAnswered ? nil : nextAsk - now
+            if let asked = askedSince, toldAnswering != false { timeout = min(timeout ?? .seconds(3600), max(.zero, asked + SecPlus2Drive.silentAfter - now)) }
+            if statusAnswered, let heard = lastHeard { timeout = min(timeout ?? .seconds(3600), max(.zero, heard + SecPlus2Drive.askAgainAfter - now)) }
             if let deadline = receiver.deadline { timeout = min(timeout ?? .seconds(3600), max(.zero, deadline - now)) }
             fds[1].fd = portGone ? -1 : port.fd
             _ = waitFor(&fds, timeout: timeout)
@@ -226,6 +251,13 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
         case .packet(let packet, _):
             // Our own packets come back on the shared wire.
             guard !codes.client.isEcho(packet) else { return }
+            lastHeard = clock.now()
+            askedSince = nil
+            if toldAnswering != true {
+                if toldAnswering == false { log.info("opener-answers", doorField + [("device", port.path)]) }
+                toldAnswering = true
+                inbox.openerAnswering(door: door, true)
+            }
             switch SecPlus2Message(SecPlus2Fields(packet)) {
             case .status(let state, let light, let locked, let obstructed, _):
                 statusAnswered = true

@@ -24,7 +24,7 @@ final class LoopInbox: Sendable {
         /// History records, each with what a burst of it is summarised under.
         var records: [(record: EventRecord, summaryKey: String)] = []
         /// What openers on their own wire reported, in order.
-        var openers: [OpenerReport] = []
+        var openers: [OpenerNews] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
     }
@@ -53,7 +53,9 @@ final class LoopInbox: Sendable {
     func permitReleased(door: Int) { hand { $0.released[door, default: 0] += 1 } }
 
     /// What an opener said of its door (its STATUS).
-    func opener(_ report: OpenerReport) { hand { $0.openers.append(report) } }
+    func opener(_ report: OpenerReport) { hand { $0.openers.append(.status(report)) } }
+    /// Whether door `door`'s opener answers (it stopped, or started again).
+    func openerAnswering(door: Int, _ answering: Bool) { hand { $0.openers.append(.answering(door: door, answering)) } }
 
     /// A request from a channel's own thread (Home Assistant's), stamped with when it arrived.
     func request(_ request: DoorRequest) {
@@ -91,6 +93,12 @@ final class LoopInbox: Sendable {
         items.withLock { change(&$0) }
         wake.signal()
     }
+}
+
+/// What an opener's thread hands the loop, in order.
+enum OpenerNews: Sendable {
+    case status(OpenerReport)
+    case answering(door: Int, Bool)
 }
 
 /// What an opener reported of its door on its own wire (Security+ 2.0's STATUS).

@@ -1,0 +1,62 @@
+import XCTest
+@testable import DoorCore
+
+/// A door whose Security+ 2.0 opener reports it: the reports are its position and its photo-eye,
+/// the gate decides as with switches, and a silent opener takes no press.
+final class OpenerReportTests: XCTestCase {
+    private let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: nil)
+
+    private func door() -> Door {
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), debounce: .milliseconds(50), at: t(0))
+        _ = d.openerReported(.closed, obstructed: false, at: t(0))
+        return d
+    }
+
+    func testNoPressBeforeTheOpenerAnsweredNorWhileItIsSilent() {
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), at: t(0))
+        XCTAssertEqual(d.position, .stopped, "not known until it answers")
+        XCTAssertEqual(d.request(open: true, at: t(0)).refusal, .openerSilent("the Security+ 2.0 opener on /dev/ttyS0"))
+        _ = d.openerReported(.closed, obstructed: false, at: t(100))
+        XCTAssertEqual(d.position, .closed)
+        XCTAssertNil(d.refusal(.open, automatic: false, age: nil), "answered: the gate decides as with switches")
+        XCTAssertEqual(d.openerAnswered(false), [.fault(.openerSilent)])
+        XCTAssertEqual(d.openerAnswered(false), [], "said once")
+        XCTAssertEqual(d.fault, .openerSilent)
+        XCTAssertEqual(d.refusal(.open, automatic: false, age: nil)?.reply, .error(.fault))
+        _ = d.openerReported(.closed, obstructed: false, at: t(700))
+        XCTAssertNil(d.fault, "back by itself")
+    }
+
+    func testItsReportsMoveTheDoorAndItsPhotoEyesRefuseAClose() {
+        var d = door()
+        let moved = d.openerReported(.opening, obstructed: false, at: t(1_000))
+        XCTAssertTrue(moved.contains(.moved(.opening, bySomeoneElse: true)), "a remote or the wall button: \(moved)")
+        _ = d.openerReported(.open, obstructed: false, at: t(5_000))
+        XCTAssertEqual(d.position, .open)
+        _ = d.openerReported(.open, obstructed: true, at: t(6_000))
+        XCTAssertEqual(d.request(open: false, at: t(6_000)).refusal, .obstructed, "the opener's own photo-eyes are the gate's")
+        _ = d.openerReported(.open, obstructed: false, at: t(7_000))
+        XCTAssertNotNil(d.request(open: false, at: t(7_000)).events.presses.first)
+    }
+
+    func testStraightFromOneEndToTheOtherIsNeverBothEnds() {
+        var d = door()
+        let events = d.openerReported(.open, obstructed: false, at: t(1_000))
+        XCTAssertEqual(d.position, .open)
+        XCTAssertNil(d.fault, "\(events)")
+        _ = d.openerReported(.closed, obstructed: false, at: t(2_000))
+        XCTAssertEqual(d.position, .closed)
+        XCTAssertNil(d.fault)
+    }
+
+    func testStoppedMidWayByItsOwnReportAndAPressOfOursThatDidNotArriveIsAFault() {
+        var d = door()
+        XCTAssertNotNil(d.request(open: true, at: t(0)).events.presses.first)
+        _ = d.relayReleased(at: t(300))
+        _ = d.openerReported(.opening, obstructed: false, at: t(500))
+        XCTAssertEqual(d.position, .opening)
+        let stopped = d.openerReported(.stopped, obstructed: false, at: t(3_000))
+        XCTAssertEqual(d.position, .stopped)
+        XCTAssertTrue(stopped.contains(.fault(.didNotOpen)), "\(stopped)")
+    }
+}

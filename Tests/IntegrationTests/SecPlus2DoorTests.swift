@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// The door from a Security+ 2.0 opener (issue 31): its STATUS is the door's position (`mode`
+/// `opener`), its photo-eyes the gate's obstruction, and its silence a fault that stops every
+/// press until it answers again. Against Tests/secplus/fakeopener.py on a pty.
+final class SecPlus2DoorTests: GaragedTestCase {
+    private var repo: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+    private var openerLink: String { dir + "/opener-tty" }
+
+    /// The fake opener on its pty, started `muted` (unplugged) or answering.
+    private func opener(muted: Bool = false, state: String = "closed") throws -> ChildProcess {
+        let python = try Binaries.system("python3", package: "python3")
+        let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", dir + "/opener.jsonl", "--link", openerLink,
+                                      "--travel-s", "1", "--state", state] + (muted ? ["--mute"] : []), name: "fakeopener")
+        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
+        return fake
+    }
+
+    private func garaged(_ extra: [String] = []) throws -> GaragedDaemon {
+        let process = try spawn(try Binaries.path(of: "garaged"),
+                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
+                                 "--opener", "secplus2:\(openerLink)"] + extra, name: "garaged-opener")
+        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
+        try waitForSocket(daemon)
+        return daemon
+    }
+
+    private func doorStatus(_ daemon: GaragedDaemon) -> String { (try? daemon.ask("12345Lstatus")) ?? "" }
+
+    func testTheOpenersStatusIsTheDoorsPositionAndAnOpenMovesIt() throws {
+        try initTable()
+        _ = try opener(state: "open")
+        let daemon = try garaged()
+        XCTAssertTrue(waitUntil("the door OPEN, as the opener says", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) },
+                      doorStatus(daemon))
+        XCTAssertTrue(doorStatus(daemon).contains(#""mode":"opener""#), doorStatus(daemon))
+        XCTAssertTrue(doorStatus(daemon).contains(#""obstruction":false"#), "the opener's photo-eyes: \(doorStatus(daemon))")
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "open toward OPEN: nothing to do")
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        XCTAssertTrue(waitUntil("CLOSING, then CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        XCTAssertTrue(waitUntil("the log's CLOSING and CLOSED by garaged", timeout: .seconds(5)) {
+            daemon.log.contains("door state=CLOSING by=garaged") && daemon.log.contains("door state=CLOSED by=garaged")
+        }, daemon.log)
+        XCTAssertTrue(daemon.log.contains("press reason=close action=close"), daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A silent opener: the fault, every press refused naming the opener and its device, and
+    /// all of it back by itself once it answers.
+    func testASilentOpenerIsAFaultAndTakesNoPressUntilItAnswers() throws {
+        try initTable()
+        let fake = try opener(muted: true)
+        let daemon = try garaged()
+        XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT", "not answered yet: its state is not known")
+        XCTAssertTrue(waitUntil("opener-silent after 5 s of asking", timeout: .seconds(10)) { doorStatus(daemon).contains(#""fault":"OPENER SILENT""#) },
+                      doorStatus(daemon))
+        XCTAssertTrue(daemon.log.contains("opener-silent"), daemon.log)
+        XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT")
+        XCTAssertTrue(daemon.log.contains("the Security+ 2.0 opener on \(openerLink) does not answer"), daemon.log)
+        fake.signal(SIGUSR1)  // plugged in again: it answers the next ask (every 5 s)
+        XCTAssertTrue(waitUntil("the fault gone and the door known", timeout: .seconds(15)) {
+            let s = doorStatus(daemon)
+            return s.hasPrefix(#"{"door":"CLOSED""#) && s.contains(#""fault":null"#)
+        }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    func testASwitchBesideAnOpenerIsRefusedNamingBoth() throws {
+        try initTable()
+        let process = try spawn(try Binaries.path(of: "garaged"),
+                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--sensor-closed", "sim:\(dir)/closed",
+                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
+        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
+        XCTAssertTrue(process.stderr.contains("--sensor-closed sim:\(dir)/closed and --opener secplus2:\(openerLink)"), process.stderr)
+    }
+}
