@@ -70,13 +70,18 @@ let package = Package(
         // One DNS-SD service (HomeKit's _hap._tcp) through avahi, on the caller's own thread.
         .target(name: "CMDNS", dependencies: ["CAvahi"],
                 linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
-        .executableTarget(
-            name: "garaged",
+        // garaged itself, all but its entry point: the wiring, the loop, the config, the doctor,
+        // the command line. A library so the tests (GaragedTests) can run its parts in process.
+        .target(
+            name: "GaragedKit",
             dependencies: [
                 "DoorCore", "DoorSystem", "CGpio", "CLinux", "CBluetooth", "CMQTT", "CMDNS", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/garaged"
         ),
+        // The garaged binary: GaragedKit's command line, nothing else.
+        .executableTarget(name: "garaged", dependencies: ["GaragedKit"], path: "Sources/garaged-main"),
         .executableTarget(
             name: "garage-pins",
             dependencies: [
@@ -85,6 +90,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DoorCoreTests", dependencies: ["DoorCore", "DoorSystem"]),
+        // garaged's parts in process: the config's parsing and refusals, doctor's checks, the door loop.
+        .testTarget(name: "GaragedTests", dependencies: ["GaragedKit", "DoorCore", "DoorSystem"]),
         .testTarget(name: "IntegrationTests", dependencies: ["DoorCore", "DoorSystem"]),
     ]
 )

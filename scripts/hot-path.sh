@@ -59,14 +59,14 @@ profile() {
 say "profiling the path before the relay"
 # shellcheck disable=SC2016  # Swift's symbols start with $: callgrind's patterns, not variables
 profile before --collect-atstart=no \
-    '--toggle-collect=$s7garaged11LocalClientC7receive*' '--toggle-collect=$s7garaged13ATTConnectionC7receive*' \
-    '--toggle-collect=$s8DoorCore10ControllerV5judge*' '--toggle-collect=$s7garaged11PulseDriverC5press*'
+    '--toggle-collect=$s10GaragedKit11LocalClientC7receive*' '--toggle-collect=$s10GaragedKit13ATTConnectionC7receive*' \
+    '--toggle-collect=$s8DoorCore10ControllerV5judge*' '--toggle-collect=$s10GaragedKit11PulseDriverC5press*'
 say "profiling everything a press runs"
 profile all
 
 python3 - "$w/before.txt" "$w/all.txt" "$w/garaged" > "$out" <<'PY'
 import re, sys
-ours = re.compile(r'^(\$s(7garaged|8DoorCore|10DoorSystem)|(clinux|cgpio|cbluetooth|cmqtt|cmdns|ccrypto)_)')
+ours = re.compile(r'^(\$s(10GaragedKit|7garaged|8DoorCore|10DoorSystem)|(clinux|cgpio|cbluetooth|cmqtt|cmdns|ccrypto)_)')
 def functions(path):
     """Our functions in callgrind_annotate's flat list, most instructions first; not the
     frames every thread stands on (charged the whole run), which run once, not per press."""

@@ -3,7 +3,6 @@ import DoorCore
 
 /// `garaged`: the garage-door daemon, and `garaged doctor` to check a machine before it runs.
 /// Its settings come from the catalog (`Catalog`), which also writes their part of `--help`.
-@main
 struct GaragedCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(

@@ -1,0 +1,117 @@
+import DoorCore
+import DoorSystem
+@testable import GaragedKit
+import XCTest
+
+/// The door loop, built in process the way garaged builds it at start (settings, the claimed
+/// lines, `DoorSetup`, the controller, a drive), driven by requests: a fresh one reaches the
+/// door's drive, one that waited past 2 s is refused and presses nothing.
+final class DoorLoopTests: XCTestCase {
+    /// A loop of one door with a simulated relay in a temporary folder.
+    private struct Rig {
+        let dir: TempFolder
+        let settings: Settings
+        let hardware: DoorHardware
+        let loop: DoorLoop
+        var trace: String { dir.file("relay.trace") }
+    }
+
+    /// Builds the loop as `Daemon.run` does, with `drive` moving the door (given the claimed
+    /// lines and the loop's inbox) and `listeners` bringing requests.
+    private func rig(clock: any MonotonicClock, startedAt: Int64 = PacketSocket.realtimeNow(), listen: Bool = false,
+                     drive: (DoorHardware, LoopInbox) -> any DoorDrive) throws -> Rig {
+        let dir = try TempFolder()
+        let pins = try dir.table()
+        let settings = try GaragedTests.settings([
+            "--pins", pins, "--socket", dir.file("s.sock"), "--no-ble", "--relay", "sim:\(dir.file("relay.trace"))",
+            "--pulse-ms", "50", "--travel-s", "1", "--auto-close-s", "0",
+        ])
+        let hardware = try DoorSetup.claimAll(settings.doors, clock: clock)[0]
+        let setup = DoorSetup(index: 0, settings: settings.door, hardware: hardware, tablePath: pins, clock: clock, log: testLog)
+        let controller = Controller(table: try PinTableFile(path: pins).load(), doors: [setup.unit], store: PinTableFile(path: pins))
+        let inbox = LoopInbox()
+        let listeners: [any Listener] = listen ? [try LocalListener(path: settings.socket, group: nil, required: false)] : []
+        let parts = DoorParts(index: 0, drive: drive(hardware, inbox), outputs: hardware.outputs, switches: hardware.switches)
+        let loop = DoorLoop(controller: controller, doors: [parts], listeners: listeners, inbox: inbox, clock: clock, log: testLog,
+                            startedAt: startedAt)
+        return Rig(dir: dir, settings: settings, hardware: hardware, loop: loop)
+    }
+
+    private let owner = RequestSource("test uid=0", channel: nil, isLocal: true)
+
+    private func open(arrived: Instant) -> DoorRequest {
+        DoorRequest(.line(Array("12345O=1".utf8)), from: owner, arrived: arrived)
+    }
+
+    /// `12345O=1` handed to the loop: OK, one permit for door 1 reaches the drive, the door is
+    /// opening, and a wrong PIN right after presses nothing.
+    func testAnOpenReachesTheDrive() throws {
+        let clock = TestClock(), drive = RecordingDrive()
+        let r = try rig(clock: clock) { _, _ in drive }
+        defer { r.hardware.releaseAll() }
+
+        let outcome = r.loop.perform(open(arrived: clock.now()))
+        XCTAssertEqual(outcome.replies, [.ok])
+        XCTAssertEqual(drive.permits.map(\.door), [0])
+        XCTAssertEqual(r.loop.controller.door.position, .opening)
+
+        let wrong = r.loop.perform(DoorRequest(.line(Array("99999O=1".utf8)), from: owner, arrived: clock.now()))
+        XCTAssertNotEqual(wrong.replies, [.ok])
+        XCTAssertEqual(drive.permits.count, 1, "a wrong PIN must press nothing")
+    }
+
+    /// A request judged more than 2 s after it arrived (the loop was held up) is refused as
+    /// stale and presses nothing; one judged at exactly 2 s still opens.
+    func testAStaleRequestIsRefusedAndPressesNothing() throws {
+        let clock = TestClock(), drive = RecordingDrive()
+        let r = try rig(clock: clock) { _, _ in drive }
+        defer { r.hardware.releaseAll() }
+
+        let arrived = clock.now()
+        clock.advance(.milliseconds(2001))
+        let stale = r.loop.perform(open(arrived: arrived))
+        XCTAssertEqual(stale.replies, [.error(.stale)])
+        XCTAssertEqual(stale.refusal, "it waited 2001 ms between arriving and being judged (the limit is 2000 ms)")
+        XCTAssertTrue(drive.permits.isEmpty, "a stale request must press nothing")
+        XCTAssertEqual(r.loop.controller.door.position, .closed)
+
+        let onTime = r.loop.perform(open(arrived: clock.now() - .seconds(2)))
+        XCTAssertEqual(onTime.replies, [.ok])
+        XCTAssertEqual(drive.permits.count, 1)
+    }
+
+    /// The whole path on real parts: the loop's thread, the local socket, the pulse driver and
+    /// the simulated relay. A line that waited in the socket from before a start held up for
+    /// 3 s is answered ERR STALE and leaves the relay alone; the same line sent again opens,
+    /// and the relay's trace shows one press.
+    func testALineThroughTheSocketPressesTheRelayAndAStaleOneDoesNot() throws {
+        let clock = SystemMonotonicClock()
+        var driver: PulseDriver?
+        let r = try rig(clock: clock, startedAt: PacketSocket.realtimeNow() - 3_000_000_000, listen: true) { hardware, inbox in
+            let d = PulseDriver(line: hardware.relay!, pulse: .milliseconds(50), clock: clock, log: testLog) { overran in
+                inbox.relayReleased(door: 0, overran: overran)
+            }
+            driver = d
+            return d
+        }
+        let pulse = try XCTUnwrap(driver)
+        // Sent before the loop first looks: it counts from the (held-up) start.
+        let client = try PacketClient(path: r.settings.socket)
+        try client.send("12345O=1")
+        pulse.start()
+        r.loop.start()
+        defer {
+            XCTAssertTrue(r.loop.stop(), "the loop stops within its deadline")
+            XCTAssertTrue(pulse.stop(), "the relay lets go within its deadline")
+            r.hardware.releaseAllButTheRelay()
+        }
+
+        XCTAssertEqual(try client.record(), "ERR STALE")
+        XCTAssertEqual(traceLevels(r.trace), [0], "a stale request must leave the relay at rest")
+
+        XCTAssertEqual(try client.ask("12345O=1"), "OK")
+        waitUntil("the press and its release in \(r.trace)") { traceLevels(r.trace).count >= 3 }
+        XCTAssertEqual(traceLevels(r.trace), [0, 1, 0])
+        XCTAssertEqual(try client.ask("12345S"), "S OPENING")
+    }
+}
