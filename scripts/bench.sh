@@ -13,6 +13,8 @@
 #                    width    press-width error at 300 ms, idle and both cores busy (4)
 #                    doors    request-to-relay on door 2 of two, alone and while door 1
 #                             presses (11)
+#                    opener   request to the first byte on the wire for a Security+ 2.0
+#                             opener door, on a pty with the fake opener (12)
 #                    idle     wake-ups per second of the idle daemon (5)
 #                    memory   resident memory after start and after 100,000 requests,
 #                             and the `12345S` round trip over those requests (6)
@@ -39,7 +41,7 @@ cd "$root"
 args="$*"
 quick=0
 compare=""
-only="latency,flood,width,doors,idle,memory,startup,homekit,size,swift"
+only="latency,flood,width,doors,opener,idle,memory,startup,homekit,size,swift"
 json="bench/results/latest.json"
 rounds=""
 while (($#)); do
@@ -59,7 +61,7 @@ while (($#)); do
     shift
 done
 for s in ${only//,/ }; do
-    case "$s" in latency|flood|width|doors|idle|memory|startup|homekit|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
+    case "$s" in latency|flood|width|doors|opener|idle|memory|startup|homekit|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
 done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -203,6 +205,25 @@ if want doors; then
     "$client" doors "$w/doors.txt" "$((rounds * 2))" "garaged=$w/dr.sock,$w/dr.one.trace,$w/dr.two.trace"
     head -1 /proc/stat >"$w/cpu-doors.end"
     stop "$g"
+fi
+
+if want opener; then
+    head -1 /proc/stat >"$w/cpu-opener.start"
+    opener_rounds=$((quick ? 20 : 100))
+    say "opener: $opener_rounds presses of a Security+ 2.0 door, request to the first byte on the pty"
+    cp "$w/pins" "$w/op.pins"
+    python3 Tests/secplus/fakeopener.py --log "$w/op.fake.jsonl" --link "$w/op.tty" --travel-s 0.05 >"$w/op.fake.log" 2>&1 &
+    fake=$!
+    pids+=("$fake")
+    for ((i = 0; i < 500; i++)); do [ -L "$w/op.tty" ] && break; sleep 0.01; done
+    "$bin/garaged" --pins "$w/op.pins" --socket "$w/op.sock" --events "$w/op.events" --no-ble --travel-s 0 \
+        --auto-close-s 0 --opener "secplus2:$w/op.tty" 2>"$w/op.log" &
+    g=$!
+    pids+=("$g")
+    wait_for "$w/op.sock" op
+    python3 bench/opener.py "$w/op.sock" "$w/op.fake.jsonl" "$opener_rounds" "$w/opener.txt"
+    head -1 /proc/stat >"$w/cpu-opener.end"
+    stop "$g"; stop "$fake"
 fi
 
 if want idle || want memory; then
@@ -414,6 +435,9 @@ if path("doors.txt"):
     r["second_door"] = {"alone": alone, "while_first_presses": pressing,
                         "ratio": {k: ratio(pressing[k + "_us"], alone[k + "_us"]) for k in ("median", "p99", "max")},
                         "pulse_ms": {"first": 300, "second": 50}}
+if path("opener.txt"):
+    r["opener_first_byte"] = summary([int(line.split()[1]) for line in open(path("opener.txt"))])
+    r["opener_first_byte"]["goal_us"] = 5000
 if path("idle-after.txt"):
     s = int(E["BENCH_IDLE_S"])
     r["idle_wakeups"] = {"garaged": wakeups(path("idle-before.txt"), path("idle-after.txt"), s),
@@ -557,6 +581,12 @@ if "second_door" in r:
             return d and (f"{us(d['while_first_presses'][k + '_us'])} (alone {us(d['alone'][k + '_us'])})", "–",
                           f"{d['ratio'][k]}× of alone")
         spec.append((f"request → relay on door 2 of two, local socket, while door 1 presses: {k} ({r['second_door']['alone']['samples']} presses each)", door2))
+if "opener_first_byte" in r:
+    for k in ("median", "p99"):
+        def opener(res, k=k):
+            o = get(res, "opener_first_byte")
+            return o and (us(o[k + "_us"]), "–", "goal ≤ 5 ms" if k == "median" else "–")
+        spec.append((f"request → first byte on the wire, Security+ 2.0 opener on a pty (the 1.3 ms break included), local socket: {k} ({r['opener_first_byte']['samples']} presses)", opener))
 for k, title in (("idle", "idle"), ("both_cores_busy", "both cores busy")):
     if get(r, "press_width", k):
         def width(res, k=k):

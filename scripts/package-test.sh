@@ -236,6 +236,17 @@ in_root 30 garage-pins init --pins /var/lib/garaged/pins.eeprom --master 12345 >
     { cat "$log_dir/init.log"; fail "garage-pins init"; }
 table_sum=$(md5sum < "$work/var/lib/garaged/pins.eeprom")
 
+step "systemd-analyze security: the unit's exposure stays under 3"
+unit_file=$work$unitdir/garaged.service
+if command -v systemd-analyze >/dev/null; then
+    exposure=$(systemd-analyze security --offline=yes "$unit_file" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+    [ -n "$exposure" ] || fail "systemd-analyze security printed no exposure level for $unit_file"
+    awk -v e="$exposure" 'BEGIN { exit !(e < 3) }' || fail "the unit's exposure is $exposure, not under 3: a change to packaging/garaged.service opened it up"
+    echo "exposure $exposure"
+else
+    echo "systemd-analyze is not installed: not checked"
+fi
+
 # As the unit runs it: its CapabilityBoundingSet= and SupplementaryGroups=, no new privileges,
 # its UMask=, and the folder RuntimeDirectory= would make.
 unit=$work$unitdir/garaged.service

@@ -654,6 +654,90 @@ def overview():
 
 
 # ---------------------------------------------------------------------------------------------
+# 8. a Security+ 2.0 opener's wire on the UART, non-inverting both ways
+
+def opener_secplus2():
+    d = drawing()
+    y5, y33, ytx, yg2, yl = 9.0, 7.0, 3.0, 5.2, 7.6
+    pi_pin(d, (0, y5), "5V\n(pin 2)")
+    pi_pin(d, (0, y33), "3V3\n(pin 1)")
+    pi_pin(d, (0, ytx), "GPIO14 TXD\n(pin 8)")
+    # transmit: TXD -> Q1 (inverts) -> Q2 (inverts again) pulls the line low while TXD is low
+    n1 = (2.6, ytx)
+    wire(d, (0, y33), (n1[0], y33))
+    wire(d, (0, ytx), n1)
+    dot(d, n1)
+    d.add(elm.Resistor().up().at(n1).to((n1[0], y33)))
+    text(d, (n1[0] + 0.5, (ytx + y33) / 2), "R2 4.7 kΩ\npull-up", halign="left")
+    q1 = d.add(elm.NMos().scale(1.3).theta(0).anchor("gate").at((6.6, ytx)))
+    d.add(elm.Resistor().right().at(n1).to((5.0, ytx)))
+    text(d, (3.8, ytx - 0.55), "R1 100 Ω", halign="center", valign="top")
+    wire(d, (5.0, ytx), q1.gate)
+    d.add(elm.Ground().at(q1.source))
+    text(d, (q1.drain[0] + 0.7, ytx), "Q1\n2N7000", halign="left")
+    a = (q1.drain[0], yg2)
+    wire(d, q1.drain, a)
+    dot(d, a)
+    d.add(elm.Resistor().up().at(a).to((a[0], y5)))
+    wire(d, (0, y5), (a[0], y5))
+    text(d, (a[0] - 0.5, (yg2 + y5) / 2), "R3\n10 kΩ", halign="right")
+    q2 = d.add(elm.NMos().scale(1.3).theta(0).anchor("gate").at((11.6, yg2)))
+    wire(d, a, q2.gate)
+    d.add(elm.Ground().at(q2.source))
+    text(d, (q2.drain[0] + 0.7, yg2 - 0.2), "Q2\n2N7000", halign="left")
+    xl = 18.5
+    wire(d, q2.drain, (q2.drain[0], yl))
+    d.add(elm.Resistor().right().at((q2.drain[0], yl)).to((q2.drain[0] + 2.6, yl)))
+    text(d, (q2.drain[0] + 1.3, yl + 0.55), "R6 47 Ω", halign="center", valign="bottom")
+    # receive: Q3 as a level shifter (gate at 3.3 V): the line low pulls RXD low, 12 V leaves it high
+    y33b, yrx = -1.0, -3.6
+    pi_pin(d, (0, y33b), "3V3\n(pin 17)")
+    pi_pin(d, (0, yrx), "GPIO15 RXD\n(pin 10)")
+    n3 = (3.6, yrx)
+    dot(d, (n3[0], y33b))
+    d.add(elm.Resistor().down().at((n3[0], y33b)).to(n3))
+    text(d, (n3[0] + 0.5, (y33b + yrx) / 2 + 0.2), "R4 10 kΩ\npull-up", halign="left", valign="bottom")
+    wire(d, (0, yrx), n3)
+    dot(d, n3)
+    q3 = d.add(elm.NMos().scale(1.3).theta(-90).anchor("source").at((6.4, yrx)))
+    wire(d, n3, q3.source)
+    wire(d, q3.gate, (q3.gate[0], y33b), (0, y33b))
+    text(d, (q3.gate[0] + 0.4, yrx - 1.2), "Q3 BSS138\nor 2N7000", halign="center", valign="top")
+    d.add(elm.Resistor().right().at(q3.drain).to((q3.drain[0] + 2.6, yrx)))
+    text(d, (q3.drain[0] + 1.3, yrx + 0.55), "R5 1 kΩ", halign="center", valign="bottom")
+    wire(d, (q3.drain[0] + 2.6, yrx), (xl, yrx), (xl, yl), (q2.drain[0] + 2.6, yl))
+    xt = xl + 2.6
+    ymid = (yl + yrx) / 2
+    dot(d, (xl, ymid))
+    wire(d, (xl, ymid), (xt, ymid), color="#b00000", lw=2.4)
+    d.add(elm.Dot(open=True, radius=0.13).at((xt, ymid)))
+    text(d, (xt + 0.35, ymid), "opener's red terminal\n(\"eserial\" outside\nNorth America): the\nwire, 12 V idle", halign="left")
+    yg = -8.2
+    pi_pin(d, (0, yg), "GND\n(pin 6)")
+    wire(d, (0, yg), (xt, yg))
+    d.add(elm.Dot(open=True, radius=0.13).at((xt, yg)))
+    text(d, (xt + 0.35, yg), "opener's white\nterminal (common)", halign="left")
+    d.add(elm.Ground().at((xl, yg)))
+    dot(d, (xl, yg))
+    title(d, (-2.6, y5 + 1.2), "A Security+ 2.0 opener's wire on the Pi's UART, non-inverting both ways")
+    notes(d, (-2.6, yg - 1.4), [
+        "Sending: TXD idles high, so Q1 conducts, Q2's gate is low and the line is free. TXD low"
+        " (a 0 bit, the break) turns Q1 off,",
+        "R3 lifts Q2's gate to 5 V and Q2 pulls the wire to ground: low on TXD is low on the wire."
+        " R2 keeps the line free while the Pi boots.",
+        "Receiving: Q3's gate sits at 3.3 V. The wire at 12 V leaves Q3 off and R4 holds RXD high;"
+        " the wire pulled low (by anyone)",
+        "pulls RXD low through Q3: low on the wire is low on RXD. garaged hears its own packets too,"
+        " and ignores them.",
+        "The Pi is powered by its own supply, not from the wire. All grounds (Pi, Q1, Q2, the"
+        " opener's white terminal) are one.",
+        "config.txt: enable_uart=1 (and on a Pi 3 or 4, dtoverlay=disable-bt for the PL011);"
+        " garaged --opener secplus2:/dev/serial0",
+    ])
+    save(d, "opener-secplus2")
+
+
+# ---------------------------------------------------------------------------------------------
 
 DRAWINGS = {
     "relay-mosfet": relay_mosfet,
@@ -663,6 +747,7 @@ DRAWINGS = {
     "warning-buzzer": warning_buzzer,
     "header-map": header_map,
     "overview": overview,
+    "opener-secplus2": opener_secplus2,
 }
 
 

@@ -5,8 +5,15 @@ it at --link), and speaks the wire on the master: every byte garaged writes come
 (the shared wire's echo), every packet received is logged as a JSON line to --log, GET_STATUS is
 answered with STATUS, GET_OPENINGS with OPENINGS, and a DOOR_ACTION press then its release (same
 rolling code, above the last accepted from that client) moves the door over --travel-s with a
-STATUS at each change. Usage: fakeopener.py --log FILE [--link PATH] [--travel-s S] [--state closed]"""
-import argparse, json, os, select, signal, sys, time, tty
+STATUS at each change. Answers wait 5 ms without holding up what comes meanwhile. For the drive's
+own tests: --busy-s S keeps the line busy (a byte every 0.3 ms, no answers) for S seconds from the
+first packet received; --echo-status precedes each STATUS answer with a STATUS carrying the asker's
+own client id (what garaged would hear as its echo). A pty carries no break (the kernel's pty has
+no break_ctl: TIOCSBRK succeeds and the master reads nothing), so the break shows only as time.
+Each packet's log line has "start" (the read that brought its first byte) and "echoed" (when its
+last byte went back). Usage: fakeopener.py --log FILE [--link PATH] [--travel-s S] [--state closed]
+[--busy-s S] [--echo-status] [--answer-ms 5]"""
+import argparse, fcntl, json, os, select, signal, sys, time, tty
 
 SYNC = b"\x55\x01\x00"
 # Indicator bits 0-3: which stream (0 A, 1 B, 2 C) goes first, second, third.
@@ -112,23 +119,51 @@ class Opener:
         self.accepted = {}   # client -> last rolling accepted
         self.pressed = {}    # client -> rolling of a press waiting for its release
         self.buffer = b""
+        self.arrived = []
+        # What the fake wrote (noise, answers, echoes) since garaged's previous packet went back:
+        # how many times, the longest pause and when last.
+        self.writes, self.longest, self.last_write = 0, 0.0, 0.0
         self.first = 0.0
         self.arrive_at = None  # (time, state) the moving door reaches
         self.openings = 17
         self.muted = args.mute
+        self.pending = []      # (due, bytes): answers waiting their 5 ms
+        self.busy = None       # (start, end) of the busy line, once started
+        self.last_noise = 0.0
+        self.max_gap = 0.0     # the longest pause between noise bytes while busy
+        self.last_echo = 0.0
+        self.packet_start = 0.0
+        self.packet_quiet, self.packet_writes = 0.0, 0
+        fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
 
-    def send(self, command, nibble=0, byte1=0, byte2=0):
-        fixed = (command & 0xF00) << 24 | self.client
+    def send(self, command, nibble=0, byte1=0, byte2=0, client=None, rolling=None):
+        fixed = (command & 0xF00) << 24 | (self.client if client is None else client)
         data = byte2 << 24 | byte1 << 16 | nibble << 8 | command & 0xFF
-        self.rolling += 1
-        time.sleep(0.005)  # a real opener answers after the line has been quiet a while
-        self.write(encode(self.rolling, fixed, data))
+        if rolling is None:
+            self.rolling += 1
+            rolling = self.rolling
+        # A real opener answers after the line has been quiet a while; the loop goes on meanwhile.
+        self.pending.append((time.monotonic() + self.args.answer_ms / 1000, encode(rolling, fixed, data)))
 
     def write(self, data):
+        now = time.monotonic()
+        if self.last_write:
+            self.longest = max(self.longest, now - self.last_write)
+        self.writes, self.last_write = self.writes + 1, now
         try:
             os.write(self.master, data)
         except OSError:
-            pass  # no one has the slave open
+            pass  # no one has the slave open, or its buffer is full
+
+    def busy_now(self, now):
+        return self.busy is not None and self.busy[0] <= now < self.busy[1]
+
+    def noise(self, now):
+        """While busy: a byte (never a sync) every 0.3 ms, noting the longest pause."""
+        if self.last_noise:
+            self.max_gap = max(self.max_gap, now - self.last_noise)
+        self.last_noise = now
+        self.write(b"\xaa")
 
     def status(self):
         # byte1 bit 6 set: the beam is clear.
@@ -143,14 +178,23 @@ class Opener:
         command = (fixed >> 24) & 0xF00 | data & 0xFF
         client = fixed & 0xFFFFFFFF
         nibble, byte1, byte2 = (data >> 8) & 0xF, (data >> 16) & 0xFF, (data >> 24) & 0xFF
+        now = time.monotonic()
+        if self.args.busy_s and self.busy is None:
+            self.busy = (now, now + self.args.busy_s)
         accepted = rolling > self.accepted.get(client, -1) or (command == 0x280 and byte1 == 0 and self.pressed.get(client) == rolling)
-        self.log.write(json.dumps({"t": time.monotonic(), "rolling": rolling, "client": client, "command": command,
-                                   "name": NAMES.get(command, hex(command)), "nibble": nibble, "byte1": byte1,
-                                   "byte2": byte2, "accepted": accepted}) + "\n")
-        if not accepted or self.muted:
+        self.log.write(json.dumps({"t": now, "start": self.packet_start, "echoed": self.last_echo, "rolling": rolling,
+                                   "client": client, "command": command, "name": NAMES.get(command, hex(command)),
+                                   "nibble": nibble, "byte1": byte1, "byte2": byte2, "accepted": accepted,
+                                   "during_busy": self.busy_now(self.packet_start),
+                                   "writes_between": self.packet_writes, "longest_quiet": self.packet_quiet}) + "\n")
+        self.writes, self.longest = 0, 0.0  # from this packet's echo on
+        if not accepted or self.muted or self.busy_now(now):
             return
         self.accepted[client] = rolling
         if command == 0x080:
+            if self.args.echo_status:
+                # garaged's own client id and code, as its echo would carry them: not news to it.
+                self.send(0x081, nibble=STATES["open"], byte1=0x40, client=client, rolling=rolling)
             self.status()
         elif command == 0x48B:
             self.send(0x48C, byte1=self.openings >> 8, byte2=self.openings & 0xFF)
@@ -177,37 +221,57 @@ class Opener:
         if self.args.link:
             os.symlink(self.path, self.args.link)
         while True:
+            now = time.monotonic()
             timeout = 0.05
             if self.arrive_at:
-                timeout = max(0.0, min(timeout, self.arrive_at[0] - time.monotonic()))
-            ready, _, _ = select.select([self.master], [], [], timeout)
+                timeout = min(timeout, self.arrive_at[0] - now)
+            if self.pending:
+                timeout = min(timeout, self.pending[0][0] - now)
+            if self.busy_now(now):
+                timeout = min(timeout, self.last_noise + 0.0003 - now)
+            ready, _, _ = select.select([self.master], [], [], max(0.0, timeout))
             now = time.monotonic()
+            if self.busy_now(now):
+                self.noise(now)
+            elif self.busy is not None and self.last_noise and now >= self.busy[1]:
+                self.log.write(json.dumps({"busy_start": self.busy[0], "busy_end": self.last_noise, "max_gap": self.max_gap}) + "\n")
+                self.last_noise = 0.0
+            while self.pending and self.pending[0][0] <= now:
+                self.write(self.pending.pop(0)[1])
             if self.arrive_at and now >= self.arrive_at[0]:
                 self.state, self.arrive_at = self.arrive_at[1], None
                 self.status()
             if self.buffer and now - self.first > 0.1:
-                self.buffer = b""  # a partial packet goes stale after 100 ms
+                self.buffer, self.arrived = b"", []  # a partial packet goes stale after 100 ms
             if not ready:
                 continue
             try:
                 data = os.read(self.master, 256)
+            except BlockingIOError:
+                continue
             except OSError:
                 time.sleep(0.01)  # the slave is not open (garaged restarting)
                 continue
+            arrived = (now, max(self.longest, now - self.last_write), self.writes)
             self.write(data)  # the shared wire: garaged hears itself
+            self.last_echo = time.monotonic()
             if not self.buffer:
                 self.first = now
             self.buffer += data
+            # When each byte in the buffer was read, and the fake's writes before that read (the
+            # longest pause includes the one up to the read).
+            self.arrived += [arrived] * len(data)
             while True:
                 at = self.buffer.find(SYNC)
                 if at < 0:
-                    self.buffer = self.buffer[-2:]
+                    self.buffer, self.arrived = self.buffer[-2:], self.arrived[-2:]
                     break
                 if len(self.buffer) - at < 19:
-                    self.buffer = self.buffer[at:]
+                    self.buffer, self.arrived = self.buffer[at:], self.arrived[at:]
                     break
+                self.packet_start, self.packet_quiet, self.packet_writes = self.arrived[at]
                 self.packet(self.buffer[at:at + 19])
-                self.buffer = self.buffer[at + 19:]
+                self.buffer, self.arrived = self.buffer[at + 19:], self.arrived[at + 19:]
                 self.first = now
 
 
@@ -218,8 +282,16 @@ def main():
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
     p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
+    p.add_argument("--busy-s", type=float, default=0.0)
+    p.add_argument("--echo-status", action="store_true")
+    p.add_argument("--answer-ms", type=float, default=5.0)
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if args.busy_s:
+        try:  # a busy line must not pause 1.3 ms because the machine is busy; best effort (needs root)
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+        except (OSError, AttributeError):
+            pass
     if args.link and os.path.lexists(args.link):
         os.unlink(args.link)
     opener = Opener(args)

@@ -12,7 +12,7 @@ extension DoctorChecks {
         for door in settings.doors {
             // With [door] sections each line is named by its door: "gate relay".
             let of = door.id.map { "\($0) " } ?? ""
-            output(of + "relay", door.relay, activeLow: door.activeLow, into: &report)
+            if door.opener == nil { output(of + "relay", door.relay, activeLow: door.activeLow, into: &report) }
             if let spec = door.warn { output(of + "warning", spec, activeLow: door.warnActiveLow, into: &report) }
             if let spec = door.light { output(of + "light", spec, activeLow: door.lightActiveLow, into: &report) }
             if let spec = door.sensorClosed { input(.closed, of, spec, activeLow: door.sensorClosedActiveLow, into: &report) }

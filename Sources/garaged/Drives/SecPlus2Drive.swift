@@ -208,6 +208,9 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
         guard !portGone else { return false }
         let giveUp = clock.now() + (worker.stopping ? .milliseconds(500) : SecPlus2Drive.busyLimit)
         var fds = [pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
+        // What came meanwhile (the echo of the packet just sent, an answer) makes the line busy
+        // now, not when the last read happened.
+        receive()
         while let last = lastReceived {
             let now = clock.now()
             if now - last >= SecPlus2Drive.quietBeforeSending { break }
@@ -225,6 +228,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
             log.error("opener-write-failed", doorField + [("device", port.path), ("error", String(cString: strerror(errno)))])
             return false
         }
+        // Our own packet kept the line busy until now; its echo may still be on its way to us.
+        lastReceived = clock.now()
         return true
     }
 

@@ -1,0 +1,116 @@
+import DoorCore
+import DoorSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Security+ 2.0 opener's serial device: there, a character device, not the kernel's serial
+/// console nor a getty's, and the opener answers GET_STATUS. The boot files and systemd's
+/// directory are read under GARAGED_DOCTOR_ROOT when set (the tests' stand-in for /).
+extension DoctorChecks {
+    func openers(into report: inout DoctorReport) {
+        for door in settings.doors {
+            guard case .secPlus2(let device) = door.opener else { continue }
+            opener(door.id.map { "\($0) opener" } ?? "opener", device, into: &report)
+        }
+    }
+
+    private func opener(_ role: String, _ device: String, into report: inout DoctorReport) {
+        var st = stat()
+        guard stat(device, &st) == 0 else {
+            report.add(.fail, role, "\(device): \(DoctorChecks.errnoText()); enable the UART (enable_uart=1 in config.txt) and give its device, e.g. secplus2:/dev/serial0")
+            return
+        }
+        guard st.st_mode & S_IFMT == S_IFCHR else {
+            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device, e.g. secplus2:/dev/serial0 or /dev/ttyAMA0")
+            return
+        }
+        let names = deviceNames(device)
+        if let console = serialConsole(names) {
+            report.add(.fail, role, "\(device) is the kernel's serial console (\(console.entry) in \(console.file)): remove it from that line (raspi-config: Interface Options, Serial Port, no login shell, hardware enabled) and reboot")
+        }
+        if let getty = gettyOn(names) {
+            report.add(.fail, role, "a login prompt is enabled on \(device) (\(getty)): systemctl disable --now \(getty.split(separator: "/").last.map(String.init) ?? getty)")
+        }
+        if let pid = runningDaemon {
+            report.add(.ok, role, "\(device): garaged is running (pid \(pid)) and holds it: that's fine; stop it to have doctor ask the opener")
+            return
+        }
+        let port: SerialPort
+        do { port = try SerialPort(path: device) } catch {
+            report.add(.fail, role, error.description)
+            return
+        }
+        defer { port.close() }
+        if let state = askStatus(port) {
+            report.add(.ok, role, "\(device): the Security+ 2.0 opener answered (door \(state))")
+        } else {
+            report.add(.fail, role, "\(device): no Security+ 2.0 opener answered GET_STATUS within 2 s: check the circuit (TXD and RXD through the non-inverting level circuit to the red terminal, docs/openers.md), and that the opener has a yellow learn button")
+        }
+    }
+
+    /// The device's path, where its links lead and its name in /dev: how a console or a getty names it.
+    private func deviceNames(_ device: String) -> Set<String> {
+        var names: Set<String> = [device]
+        if let real = realpath(device, nil) {
+            names.insert(String(cString: real))
+            free(real)
+        }
+        for n in Array(names) { names.insert(String(n.split(separator: "/").last ?? "")) }
+        return names
+    }
+
+    private var root: String { getenv("GARAGED_DOCTOR_ROOT").map { String(cString: $0) } ?? "" }
+
+    /// The `console=` entry of the kernel's command line that is this device, with its file.
+    private func serialConsole(_ names: Set<String>) -> (entry: String, file: String)? {
+        for file in ["/boot/firmware/cmdline.txt", "/boot/cmdline.txt"] {
+            guard let bytes = (try? AtomicFile.read(root + file, limit: 64 << 10)) ?? nil else { continue }
+            for word in String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }) where word.hasPrefix("console=") {
+                let name = String(word.dropFirst("console=".count).split(separator: ",").first ?? "")
+                var candidates: Set<String> = [name, "/dev/" + name]
+                if let real = realpath("/dev/" + name, nil) {
+                    candidates.insert(String(cString: real))
+                    free(real)
+                }
+                if !candidates.isDisjoint(with: names) { return (String(word), file) }
+            }
+            return nil  // the first file present is the one the Pi boots with
+        }
+        return nil
+    }
+
+    /// An enabled serial-getty@NAME.service on this device.
+    private func gettyOn(_ names: Set<String>) -> String? {
+        let dir = root + "/etc/systemd/system/getty.target.wants"
+        for name in names where !name.contains("/") {
+            let unit = dir + "/serial-getty@\(name).service"
+            var st = stat()
+            if lstat(unit, &st) == 0 { return unit }
+        }
+        return nil
+    }
+
+    /// Sends GET_STATUS with a client id of doctor's own (random, so garaged's codes and its file
+    /// are untouched) and waits up to 2 s for the opener's STATUS; its door state, or nil.
+    private func askStatus(_ port: SerialPort) -> String? {
+        var random = SystemRandomNumberGenerator()
+        let client = SecPlus2ClientID(UInt32.random(in: 0...UInt32.max, using: &random) & ~0xFFF | 0xD0C)
+        guard let packet = try? SecPlus2Fields(command: .getStatus, client: client).packet(rolling: UInt32.random(in: 1...0xFFFF, using: &random)) else { return nil }
+        let clock = SystemMonotonicClock()
+        _ = port.sendBreak(SecPlus2Drive.breakLength)
+        guard port.writeAll(packet.encoded) else { return nil }
+        var receiver = SecPlus2Receiver()
+        let deadline = clock.now() + .seconds(2)
+        var fds = [pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
+        while clock.now() < deadline {
+            _ = waitFor(&fds, timeout: deadline - clock.now())
+            guard let bytes = port.readAvailable() else { return nil }
+            for item in receiver.feed(bytes, at: clock.now()) {
+                guard case .packet(let p, _) = item, !client.isEcho(p) else { continue }
+                if case .status(let state, _, _, _, _) = SecPlus2Message(p) { return state.description }
+            }
+        }
+        return nil
+    }
+}

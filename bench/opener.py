@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Request to the first byte on the wire for a Security+ 2.0 opener door (scripts/bench.sh,
+section opener): asks garaged over its local socket for O=1 and O=0 in turns and takes, for
+each press, the moment the fake opener (Tests/secplus/fakeopener.py, on a pty) read the
+DOOR_ACTION's first byte, minus the moment just before the request was sent (both
+CLOCK_MONOTONIC). Waits for each release before the next request, and asks again
+while the gate says ERR BUSY (its pause after a press). Writes one line per press
+to OUT: `opener <ns>`. Usage: opener.py SOCKET FAKE_LOG ROUNDS OUT"""
+import json, os, socket, sys, time
+
+
+def actions(log):
+    out = []
+    try:
+        for line in open(log):
+            e = json.loads(line)
+            if e.get("name") == "DOOR_ACTION":
+                out.append(e)
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def wait(what, condition, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = condition()
+        if v:
+            return v
+        time.sleep(0.002)
+    sys.exit(f"opener.py: no {what} within {timeout} s")
+
+
+def main():
+    sock_path, log, rounds, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    wait("STATUS from the fake opener", lambda: any(json.loads(l).get("name") == "GET_STATUS" for l in open(log)) if os.path.exists(log) else False)
+    time.sleep(0.05)  # the first STATUS's answer is on the line; let it pass
+    with open(out, "a") as f:
+        for i in range(rounds):
+            before = len(actions(log))
+            request = b"12345O=1\n" if i % 2 == 0 else b"12345O=0\n"
+            give_up = time.monotonic() + 10
+            while True:  # ERR BUSY: the gate's pause between presses; ask again
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                s.connect(sock_path)
+                sent = time.monotonic()
+                s.send(request)
+                answer = s.recv(256)
+                s.close()
+                if answer.startswith(b"OK"):
+                    break
+                if not answer.startswith(b"ERR BUSY") or time.monotonic() > give_up:
+                    sys.exit(f"opener.py: {request!r} was answered {answer!r}")
+                time.sleep(0.05)
+            press = wait("press and release", lambda: (lambda a: a[before:before + 2] if len(a) >= before + 2 else None)(actions(log)))
+            f.write(f"opener {int((press[0]['start'] - sent) * 1e9)}\n")
+            time.sleep(0.02)  # the line quiet again
+
+
+if __name__ == "__main__":
+    main()
