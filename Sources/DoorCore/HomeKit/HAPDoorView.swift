@@ -7,6 +7,8 @@ public struct HAPDoorView: Equatable, Sendable {
     public var light: Bool?
 
     public static let open = 0, closed = 1
+    /// CurrentDoorState's Closing.
+    public static let closing = 3
 
     public init(current: Int, target: Int, obstruction: Bool, light: Bool?) {
         self.current = current
@@ -41,11 +43,19 @@ extension HAPDoorView {
 }
 
 extension HAPDoorView {
-    /// What a TargetDoorState write of `target` (Open 0, Closed 1) asks of the door: nil when it
-    /// repeats the target HomeKit already reads, which moves nothing. The Home app rewrites the
-    /// target when it reconnects; acting on that would be a phantom open or close.
+    /// What a TargetDoorState write of `target` (Open 0, Closed 1) asks of the door: nil only
+    /// for a repeat the gate would answer with nothing done, now or later: a close of a door
+    /// CLOSED or CLOSING (the Home app rewrites the target when it reconnects). Every other
+    /// write is a request the gate judges like Home Assistant's: an open of an OPEN door starts
+    /// its auto-close countdown again, one of an OPENING door calls off a warned STOP, a close
+    /// of an OPEN door that reads "Closing..." may find identify's warning and not a warned
+    /// close, and a STOPPED door is at neither end (its target is only what HomeKit last read),
+    /// so a write of it may press. Issue 30; property/'s
+    /// HomeKitTargetInvariantTests shows that what is skipped is redundant with the gate.
     public func move(toTarget target: Int) -> Controller.ChannelCommand? {
-        guard target != self.target else { return nil }
+        let repeatedClose = target == HAPDoorView.closed && self.target == HAPDoorView.closed
+            && (current == HAPDoorView.closed || current == HAPDoorView.closing)
+        guard !repeatedClose else { return nil }
         return target == HAPDoorView.open ? .open : .close
     }
 }

@@ -87,10 +87,11 @@ extension DoorLoop {
 
     /// Judges what a connection sent, one packet at a time: each request is answered (and its
     /// press started) before the next packet is even read. `hungUp`: the poll saw the peer
-    /// close its end entirely (a half-close still gets answers).
-    func serve(_ connection: Connection, hungUp: Bool) {
+    /// close its end entirely (a half-close still gets answers). `polled`: when this turn's wait
+    /// began (the empty mark of a read that finds nothing: `Connection.receive`).
+    func serve(_ connection: Connection, hungUp: Bool, polled: Int64) {
         for _ in 0..<DoorLoop.maxPacketsPerTurn where !connection.closing {
-            switch connection.receive(hungUp: hungUp) {
+            switch connection.receive(hungUp: hungUp, polled: polled) {
             case .empty:
                 return
             case .left:

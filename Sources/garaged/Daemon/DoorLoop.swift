@@ -205,13 +205,13 @@ final class DoorLoop: Service, @unchecked Sendable {
                     if dropped != drops, connections[pfd.fd] !== connection { continue }
                     if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
                     if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                        serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0)
+                        serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0, polled: polled)
                     }
                     if connection.closing { drop(connection) }
                 }
             }
             for c in buffered where connections[c.fd] === c && !fds.contains(where: { $0.fd == c.fd && $0.revents != 0 }) {
-                serve(c, hungUp: false)
+                serve(c, hungUp: false, polled: polled)
                 if c.closing { drop(c) }
             }
             summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))

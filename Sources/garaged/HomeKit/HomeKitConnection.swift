@@ -45,13 +45,13 @@ final class HomeKitConnection: Connection {
 
     // MARK: reading
 
-    func receive(hungUp: Bool) -> Received {
+    func receive(hungUp: Bool, polled: Int64) -> Received {
         // Requests already read come first: one at a time, each answered before the next.
         if let item = next() { return .packet(item) }
         if session.awaitingVerdicts { return .empty }
         switch PacketSocket.read(fd, into: &readBuffer) {
-        case .empty(let at):
-            arrivals.sawEmpty(at: at)
+        case .empty:
+            arrivals.sawEmpty(at: polled)
             return .empty
         case .closed:
             return .left

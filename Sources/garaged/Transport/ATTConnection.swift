@@ -52,10 +52,10 @@ final class ATTConnection: Connection {
 
     var wantsWrite: Bool { !outbox.isEmpty }
 
-    func receive(hungUp: Bool) -> Received {
+    func receive(hungUp: Bool, polled: Int64) -> Received {
         switch PacketSocket.read(fd, into: &buffer) {
-        case .empty(let at):
-            arrivals.sawEmpty(at: at)
+        case .empty:
+            arrivals.sawEmpty(at: polled)
             return .empty
         case .closed:
             return .left

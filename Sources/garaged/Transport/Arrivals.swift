@@ -25,8 +25,9 @@ struct Arrivals {
         self.unstamped = unstamped
     }
 
-    /// The socket held nothing unread at `realtime` (a poll that did not find it readable, or a
-    /// read that found nothing).
+    /// The socket held nothing unread at some moment after `realtime` (a wait begun then that did
+    /// not find it readable, or a read after it that found nothing), so whatever it holds later
+    /// arrived after `realtime`. The loop passes the time its wait began, read once a turn.
     mutating func sawEmpty(at realtime: Int64) {
         emptyMark = max(emptyMark, realtime)
         unstamped = 0

@@ -22,7 +22,9 @@ protocol Connection: DoorSubscriber {
     /// Reads one packet and returns the requests it carried, in order: the loop judges them
     /// before it reads the next, so a press never waits behind the rest of a burst.
     /// `hungUp`: the loop's poll saw the peer close its end (POLLHUP) before this turn.
-    func receive(hungUp: Bool) -> Received
+    /// `polled`: when this turn's wait began (CLOCK_REALTIME ns); a read that finds the socket
+    /// empty marks it so at that moment, before the read, so whatever comes later arrived after.
+    func receive(hungUp: Bool, polled: Int64) -> Received
     /// Sends the replies to one request (or queues what the socket cannot take yet).
     func deliver(_ replies: [Reply])
     /// Writes queued replies, never blocking.

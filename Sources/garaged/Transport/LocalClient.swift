@@ -88,10 +88,10 @@ final class LocalClient: Connection {
         if following == .log { deliver([.record(record.json)]) }
     }
 
-    func receive(hungUp: Bool) -> Received {
+    func receive(hungUp: Bool, polled: Int64) -> Received {
         switch PacketSocket.read(fd, into: &buffer) {
-        case .empty(let at):
-            arrivals.sawEmpty(at: at)
+        case .empty:
+            arrivals.sawEmpty(at: polled)
             return .empty
         case .closed:
             return .left

@@ -13,8 +13,9 @@ enum PacketSocket {
         /// One packet (or, on a stream, what one read took); `stamp` is the kernel's receive
         /// stamp (ns since the epoch), nil when it gave none (`Arrivals` decides what counts).
         case packet(ArraySlice<UInt8>, stamp: Int64?, truncated: Bool)
-        /// Nothing waiting at `at` (CLOCK_REALTIME ns, read before the call that found nothing).
-        case empty(at: Int64)
+        /// Nothing waiting. The caller marks the socket empty with a time it read before this
+        /// read (the loop's wait: `Connection.receive`), so no clock is read per packet.
+        case empty
         /// The peer left (or the socket failed).
         case closed
     }
@@ -26,13 +27,12 @@ enum PacketSocket {
     /// Reads one packet into `buffer`, never blocking.
     static func read(_ fd: Int32, into buffer: inout [UInt8]) -> Read {
         while true {
-            let before = realtimeNow()
             var stamp: Int64 = -1
             var truncated: Int32 = 0
             let n = buffer.withUnsafeMutableBytes { clinux_recv_stamped(fd, $0.baseAddress, $0.count, &stamp, &truncated) }
             if n > 0 { return .packet(buffer[0..<n], stamp: stamp >= 0 ? stamp : nil, truncated: truncated != 0) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .empty(at: before) }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .empty }
             return .closed
         }
     }

@@ -97,6 +97,24 @@ final class HAPAccessoryTests: XCTestCase {
         XCTAssertEqual(view(50_000), HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), "seen closed: cleared")
     }
 
+    /// A repeated target is skipped only where the gate would do nothing with it (issue 30): a
+    /// close of a door CLOSED or CLOSING. A door STOPPED halfway with target Open (a daemon
+    /// started with the door off its only switch reads so) was left where it was when Siri
+    /// asked to open it, and the write answered success; the gate presses for it. An open of
+    /// an OPEN door restarts its auto-close countdown, as Home Assistant's OPEN does.
+    func testARepeatedTargetIsSkippedOnlyWhereTheGateWouldDoNothing() {
+        func view(_ current: Int, _ target: Int) -> HAPDoorView { HAPDoorView(current: current, target: target, obstruction: false, light: nil) }
+        XCTAssertEqual(view(4, 0).move(toTarget: 0), .open, "a STOPPED door's target is not where it is")
+        XCTAssertEqual(view(4, 1).move(toTarget: 1), .close)
+        XCTAssertEqual(view(0, 0).move(toTarget: 0), .open, "an OPEN door's countdown starts again")
+        XCTAssertEqual(view(2, 0).move(toTarget: 0), .open, "an OPENING door's warned STOP is called off")
+        XCTAssertEqual(view(0, 1).move(toTarget: 1), .close, "\"Closing...\" may be identify's warning, not a warned close")
+        XCTAssertNil(view(1, 1).move(toTarget: 1), "CLOSED: nothing to do")
+        XCTAssertNil(view(3, 1).move(toTarget: 1), "CLOSING: nothing to do")
+        XCTAssertEqual(view(1, 1).move(toTarget: 0), .open)
+        XCTAssertEqual(view(0, 0).move(toTarget: 1), .close)
+    }
+
     func testIdentifyLightsTheLightForAMomentAndNeverPresses() {
         var door = Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, light: .seconds(180)), at: t(0))
         let shown = door.identify(at: t(1_000))

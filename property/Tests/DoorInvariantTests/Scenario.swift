@@ -43,6 +43,9 @@ enum Step: Sendable, CustomStringConvertible {
     case mqtt(Controller.ChannelCommand)
     /// A HomeKit controller's write of TargetDoorState (open or close), or its identify.
     case homekit(Controller.ChannelCommand?)
+    /// A HomeKit controller's write of TargetDoorState (0 open, 1 closed) as the session maps
+    /// it: through the door's view (`HAPDoorFollower`, `HAPDoorView.move(toTarget:)`).
+    case homekitTarget(Int)
     /// Time passes, in ms.
     case wait(Int)
     /// Someone presses the opener's own remote (no request of garaged's).
@@ -69,6 +72,7 @@ enum Step: Sendable, CustomStringConvertible {
         case .ask(let c, let w, let a): return "ask(\(c), \(w), \(a.rawValue))"
         case .mqtt(let c): return "mqtt(\(c.rawValue))"
         case .homekit(let c): return "homekit(\(c?.rawValue ?? "identify"))"
+        case .homekitTarget(let t): return "homekitTarget(\(t == 0 ? "open" : "closed"))"
         case .wait(let ms): return "wait(\(ms) ms)"
         case .remote: return "remote"
         case .obstacle: return "obstacle"

@@ -38,6 +38,15 @@ final class World {
     private(set) var violations: [String] = []
     /// Presses made, by reason.
     private(set) var presses: [Door.Press] = []
+    /// Presses made, with when (ms since the start): two worlds that press alike show the same.
+    private(set) var timedPresses: [String] = []
+    /// False: a HomeKit target write always goes to the gate, as if `move(toTarget:)` never
+    /// skipped a write (the world to compare with the session's mapping).
+    var mapsTargetWrites = true
+    /// What HomeKit reads of the door, followed as the daemon follows it (after every turn).
+    private var follower = HAPDoorFollower()
+    /// The door as HomeKit last read it.
+    private(set) var view: HAPDoorView?
 
     init(_ garage: Garage) {
         self.garage = garage
@@ -48,6 +57,7 @@ final class World {
         controller = Controller(table: t, door: Door(timing: garage.timing), store: NoStore())
         for s in DoorSwitch.allCases { raw[s] = (opener.reads(s), now) }
         controller = makeController()
+        view = follower.view(of: controller.status(at: now))
     }
 
     private func makeController() -> Controller {
@@ -83,6 +93,20 @@ final class World {
             } else {
                 request(homekit) { c, now in c.identify(from: homekit, at: now) }
             }
+        case .homekitTarget(let target):
+            let homekit = RequestSource("homekit 5F2E0C1A-CONTROLLER", channel: nil)
+            run(for: .zero)
+            guard let view else { return }
+            let mapped = view.move(toTarget: target)
+            let command = mapsTargetWrites ? mapped : target == HAPDoorView.open ? .open : .close
+            guard let command else { return }
+            var accepted = false
+            request(homekit) { c, now in
+                let outcome = c.command(command, from: homekit, at: now, age: .milliseconds(2))
+                accepted = outcome.accepted
+                return outcome
+            }
+            if accepted { follower.accepted(target: target) }
         case .wait(let ms):
             run(for: .milliseconds(ms))
         case .remote:
@@ -110,6 +134,9 @@ final class World {
             warningSince = nil
             edges.removeAll()
             controller = makeController()
+            // HomeKit's follower is the daemon's: a restart starts it afresh.
+            follower = HAPDoorFollower()
+            view = follower.view(of: controller.status(at: now))
             quietSinceStart = true
             movedSinceStop = true
             // Each channel's allowance of warnings starts again with the daemon.
@@ -254,6 +281,7 @@ final class World {
         let before = controller.door.position
         let outcome = input(&controller)
         carryOut(outcome, from: before)
+        view = follower.view(of: controller.status(at: now))
         return outcome
     }
 
@@ -274,6 +302,7 @@ final class World {
             case .press(let permit):
                 check(permit.reason, from: position)
                 presses.append(permit.reason)
+                timedPresses.append("\(permit.reason) at \((now.nanoseconds - 1_000_000_000) / 1_000_000) ms")
                 // A door pressed while it moved is STOPPED, whatever its switches said: a second
                 // STOP finds it at rest and presses nothing.
                 if permit.reason == .stop, i + 1 >= outcome.door.count || outcome.door[i + 1] != .moved(.stopped, bySomeoneElse: false) {
