@@ -8,7 +8,7 @@ public struct HAPDoorView: Equatable, Sendable {
 
     public static let open = 0, closed = 1
     /// CurrentDoorState's Closing.
-    public static let closing = 3
+    public static let closing = 3, stopped = 4
 
     public init(current: Int, target: Int, obstruction: Bool, light: Bool?) {
         self.current = current
@@ -49,13 +49,16 @@ extension HAPDoorView {
     /// write is a request the gate judges like Home Assistant's: an open of an OPEN door starts
     /// its auto-close countdown again, one of an OPENING door calls off a warned STOP, a close
     /// of an OPEN door that reads "Closing..." may find identify's warning and not a warned
-    /// close, and a STOPPED door is at neither end (its target is only what HomeKit last read),
-    /// so a write of it may press. Issue 30; property/'s
-    /// HomeKitTargetInvariantTests shows that what is skipped is redundant with the gate.
+    /// close. One skip is not the gate's and is kept on purpose: a STOPPED door's own target
+    /// (where it was headed) written back, which the gate would press for, since that is what a
+    /// controller rewriting the target as it reconnects sends, and garaged never moves the door
+    /// on a replay; a write of the other target moves it. Issue 30; property/'s
+    /// HomeKitTargetInvariantTests shows that every other skip is redundant with the gate.
     public func move(toTarget target: Int) -> Controller.ChannelCommand? {
         let repeatedClose = target == HAPDoorView.closed && self.target == HAPDoorView.closed
             && (current == HAPDoorView.closed || current == HAPDoorView.closing)
-        guard !repeatedClose else { return nil }
+        let stoppedRepeat = current == HAPDoorView.stopped && target == self.target
+        guard !repeatedClose && !stoppedRepeat else { return nil }
         return target == HAPDoorView.open ? .open : .close
     }
 }

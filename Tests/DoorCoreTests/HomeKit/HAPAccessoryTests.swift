@@ -104,8 +104,10 @@ final class HAPAccessoryTests: XCTestCase {
     /// an OPEN door restarts its auto-close countdown, as Home Assistant's OPEN does.
     func testARepeatedTargetIsSkippedOnlyWhereTheGateWouldDoNothing() {
         func view(_ current: Int, _ target: Int) -> HAPDoorView { HAPDoorView(current: current, target: target, obstruction: false, light: nil) }
-        XCTAssertEqual(view(4, 0).move(toTarget: 0), .open, "a STOPPED door's target is not where it is")
-        XCTAssertEqual(view(4, 1).move(toTarget: 1), .close)
+        XCTAssertNil(view(4, 0).move(toTarget: 0), "a STOPPED door's own target written back: a reconnect's rewrite, never a press")
+        XCTAssertNil(view(4, 1).move(toTarget: 1))
+        XCTAssertEqual(view(4, 0).move(toTarget: 1), .close, "the other target moves it")
+        XCTAssertEqual(view(4, 1).move(toTarget: 0), .open)
         XCTAssertEqual(view(0, 0).move(toTarget: 0), .open, "an OPEN door's countdown starts again")
         XCTAssertEqual(view(2, 0).move(toTarget: 0), .open, "an OPENING door's warned STOP is called off")
         XCTAssertEqual(view(0, 1).move(toTarget: 1), .close, "\"Closing...\" may be identify's warning, not a warned close")

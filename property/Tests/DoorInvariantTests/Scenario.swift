@@ -44,7 +44,7 @@ enum Step: Sendable, CustomStringConvertible {
     /// A HomeKit controller's write of TargetDoorState (open or close), or its identify.
     case homekit(Controller.ChannelCommand?)
     /// A HomeKit controller's write of TargetDoorState (0 open, 1 closed) as the session maps
-    /// it: through the door's view (`HAPDoorFollower`, `HAPDoorView.move(toTarget:)`).
+    /// it: through the door's view (`HAPDoorView`, `HAPDoorView.move(toTarget:)`).
     case homekitTarget(Int)
     /// Time passes, in ms.
     case wait(Int)

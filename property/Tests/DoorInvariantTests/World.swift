@@ -43,8 +43,6 @@ final class World {
     /// False: a HomeKit target write always goes to the gate, as if `move(toTarget:)` never
     /// skipped a write (the world to compare with the session's mapping).
     var mapsTargetWrites = true
-    /// What HomeKit reads of the door, followed as the daemon follows it (after every turn).
-    private var follower = HAPDoorFollower()
     /// The door as HomeKit last read it.
     private(set) var view: HAPDoorView?
 
@@ -57,7 +55,7 @@ final class World {
         controller = Controller(table: t, door: Door(timing: garage.timing), store: NoStore())
         for s in DoorSwitch.allCases { raw[s] = (opener.reads(s), now) }
         controller = makeController()
-        view = follower.view(of: controller.status(at: now))
+        view = HAPDoorView(controller.status(at: now))
     }
 
     private func makeController() -> Controller {
@@ -98,7 +96,10 @@ final class World {
             run(for: .zero)
             guard let view else { return }
             let mapped = view.move(toTarget: target)
-            let command = mapsTargetWrites ? mapped : target == HAPDoorView.open ? .open : .close
+            // A STOPPED door's repeated target is skipped in both worlds: the one rule the gate
+            // does not make redundant, kept on purpose (`move(toTarget:)`).
+            let stoppedRepeat = view.current == HAPDoorView.stopped && target == view.target
+            let command = mapsTargetWrites ? mapped : stoppedRepeat ? nil : target == HAPDoorView.open ? .open : .close
             guard let command else { return }
             var accepted = false
             request(homekit) { c, now in
@@ -106,7 +107,7 @@ final class World {
                 accepted = outcome.accepted
                 return outcome
             }
-            if accepted { follower.accepted(target: target) }
+            _ = accepted
         case .wait(let ms):
             run(for: .milliseconds(ms))
         case .remote:
@@ -134,9 +135,7 @@ final class World {
             warningSince = nil
             edges.removeAll()
             controller = makeController()
-            // HomeKit's follower is the daemon's: a restart starts it afresh.
-            follower = HAPDoorFollower()
-            view = follower.view(of: controller.status(at: now))
+            view = HAPDoorView(controller.status(at: now))
             quietSinceStart = true
             movedSinceStop = true
             // Each channel's allowance of warnings starts again with the daemon.
@@ -281,7 +280,7 @@ final class World {
         let before = controller.door.position
         let outcome = input(&controller)
         carryOut(outcome, from: before)
-        view = follower.view(of: controller.status(at: now))
+        view = HAPDoorView(controller.status(at: now))
         return outcome
     }
 
