@@ -57,9 +57,11 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT", "not answered yet: its state is not known")
         XCTAssertTrue(waitUntil("opener-silent after 5 s of asking", timeout: .seconds(10)) { doorStatus(daemon).contains(#""fault":"OPENER SILENT""#) },
                       doorStatus(daemon))
-        XCTAssertTrue(daemon.log.contains("opener-silent"), daemon.log)
+        XCTAssertTrue(waitUntil("opener-silent in the log", timeout: .seconds(5)) { daemon.log.contains("opener-silent") }, daemon.log)
         XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT")
-        XCTAssertTrue(daemon.log.contains("the Security+ 2.0 opener on \(openerLink) does not answer"), daemon.log)
+        XCTAssertTrue(waitUntil("the refusal's log line naming the opener", timeout: .seconds(5)) {
+            daemon.log.contains("the Security+ 2.0 opener on \(openerLink) does not answer")
+        }, daemon.log)
         fake.signal(SIGUSR1)  // plugged in again: it answers the next ask (every 5 s)
         XCTAssertTrue(waitUntil("the fault gone and the door known", timeout: .seconds(15)) {
             let s = doorStatus(daemon)
