@@ -59,4 +59,36 @@ final class OpenerReportTests: XCTestCase {
         XCTAssertEqual(d.position, .stopped)
         XCTAssertTrue(stopped.contains(.fault(.didNotOpen)), "\(stopped)")
     }
+
+    func testTheLockOfItsRemotesIsACommandItsStatusConfirms() {
+        var d = door()
+        XCTAssertEqual(d.remotesLocked, nil, "not said yet")
+        d.openerReported(light: false, remotesLocked: false)
+        XCTAssertEqual(d.lockRemotes(true, at: t(1_000)).events, [.remotesLock(true)])
+        XCTAssertEqual(d.remotesLocked, false, "until the opener says so")
+        d.openerReported(light: false, remotesLocked: true)
+        XCTAssertEqual(d.lockRemotes(true, at: t(2_000)), Door.Decision(reply: .ok, events: []), "locked already")
+        var relayDoor = Door(timing: timing, at: t(0))
+        XCTAssertEqual(relayDoor.lockRemotes(true, at: t(0)).reply, .error(.command), "a relay door has no remotes to lock")
+        _ = d.openerAnswered(false)
+        XCTAssertEqual(d.lockRemotes(false, at: t(3_000)).reply, .error(.fault), "a silent opener cannot be asked")
+    }
+
+    func testMotionLastsItsTimeAndTheStatusSaysAllOfIt() {
+        var d = door()
+        d.openerCounted(openings: 41)
+        d.openerSawMotion(at: t(1_000))
+        XCTAssertEqual(d.nextDeadline, t(61_000), "the loop wakes when motion ends")
+        XCTAssertEqual(d.openerStatus(at: t(60_999))?.motion, true)
+        _ = d.advance(to: t(61_000))
+        XCTAssertEqual(d.openerStatus(at: t(61_000)), OpenerStatus(protocolName: "", device: "", state: "connected", remotesLocked: nil,
+                                                                    motion: false, openings: 41))
+        var c = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
+                           door: Door(timing: timing, sensing: .reported(by: "x", protocol: "secplus2", device: "/dev/ttyS0"), at: t(0)),
+                           store: MemoryStore())
+        XCTAssertEqual(c.snapshot(at: t(0)).record(door: 0, at: t(0))["opener"]?.serialized,
+                       #"{"protocol":"secplus2","device":"/dev/ttyS0","state":"connecting","remotes_locked":null,"motion":false,"openings":null}"#)
+        _ = c.openerAnswered(false, at: t(5_000))
+        XCTAssertEqual(c.snapshot(at: t(5_000)).record(door: 0, at: t(5_000))["opener"]?["state"], .string("silent"))
+    }
 }

@@ -10,11 +10,15 @@ final class SecPlus2DoorTests: GaragedTestCase {
     }
     private var openerLink: String { dir + "/opener-tty" }
 
-    /// The fake opener on its pty, started `muted` (unplugged) or answering.
+    private var control: String { dir + "/opener-control" }
+
+    /// The fake opener on its pty, started `muted` (unplugged) or answering; `control` takes its
+    /// commands (`tell`).
     private func opener(muted: Bool = false, state: String = "closed") throws -> ChildProcess {
         let python = try Binaries.system("python3", package: "python3")
         let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", dir + "/opener.jsonl", "--link", openerLink,
-                                      "--travel-s", "1", "--state", state] + (muted ? ["--mute"] : []), name: "fakeopener")
+                                      "--travel-s", "1", "--state", state, "--control", control] + (muted ? ["--mute"] : []),
+                             name: "fakeopener")
         _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
         return fake
     }
@@ -79,5 +83,46 @@ final class SecPlus2DoorTests: GaragedTestCase {
                                  "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
         XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
         XCTAssertTrue(process.stderr.contains("--sensor-closed sim:\(dir)/closed and --opener secplus2:\(openerLink)"), process.stderr)
+    }
+
+    /// Tells the fake opener something happened at it (motion, its photo-eyes, its wall button).
+    private func tell(_ line: String) throws {
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: control))
+        handle.write(Data((line + "\n").utf8))
+        try handle.close()
+    }
+
+    /// The opener's light, the lock of its remotes, its motion sensor, its photo-eyes and its
+    /// count of openings, all in the status record; the wall button is someone else.
+    func testTheOpenersLightLockMotionPhotoEyesAndOpeningsAreInTheStatus() throws {
+        try initTable()
+        _ = try opener()
+        let daemon = try garaged(["--motion-s", "2"])
+        XCTAssertTrue(waitUntil("the opener connected, its count of openings known", timeout: .seconds(5)) {
+            doorStatus(daemon).contains(#""opener":{"protocol":"secplus2","device":"\#(openerLink)","state":"connected","remotes_locked":false,"motion":false,"openings":17}"#)
+        }, doorStatus(daemon))
+        XCTAssertTrue(doorStatus(daemon).contains(#""light":false"#), doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345L=1"), "OK")
+        XCTAssertTrue(waitUntil("the opener's light on, as it says", timeout: .seconds(5)) { doorStatus(daemon).contains(#""light":true"#) },
+                      doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345L=0"), "OK")
+        XCTAssertTrue(waitUntil("off again", timeout: .seconds(5)) { doorStatus(daemon).contains(#""light":false"#) }, doorStatus(daemon))
+        try tell("motion")
+        XCTAssertTrue(waitUntil("motion", timeout: .seconds(5)) { doorStatus(daemon).contains(#""motion":true"#) }, doorStatus(daemon))
+        XCTAssertTrue(waitUntil("no motion once motion-s passed", timeout: .seconds(5)) { doorStatus(daemon).contains(#""motion":false"#) },
+                      doorStatus(daemon))
+        try tell("obstruct")
+        XCTAssertTrue(waitUntil("the opener's photo-eyes broken", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":true"#) },
+                      doorStatus(daemon))
+        try tell("clear")
+        XCTAssertTrue(waitUntil("clear", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":false"#) }, doorStatus(daemon))
+        try tell("button")
+        XCTAssertTrue(waitUntil("OPEN by the wall button, counted", timeout: .seconds(5)) {
+            let s = doorStatus(daemon)
+            return s.hasPrefix(#"{"door":"OPEN""#) && s.contains(#""openings":18"#)
+        }, doorStatus(daemon))
+        XCTAssertTrue(waitUntil("the history: someone else", timeout: .seconds(5)) { daemon.log.contains(#"door state=OPEN by="someone else"#) },
+                      daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }

@@ -11,7 +11,11 @@ first packet received; --echo-status precedes each STATUS answer with a STATUS c
 own client id (what garaged would hear as its echo). A pty carries no break (the kernel's pty has
 no break_ctl: TIOCSBRK succeeds and the master reads nothing), so the break shows only as time.
 Each packet's log line has "start" (the read that brought its first byte) and "echoed" (when its
-last byte went back). Usage: fakeopener.py --log FILE [--link PATH] [--travel-s S] [--state closed]
+last byte went back). LIGHT and LOCK (0 off, 1 on, 2 toggle) switch its light and the lock of its
+remotes, reported in STATUS; its light comes on as the door starts to move. --control FIFO takes
+lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS), "button"
+(the wall button: open, close or stop as a one-button opener does). Usage: fakeopener.py --log
+FILE [--link PATH] [--travel-s S] [--state closed] [--control FIFO]
 [--busy-s S] [--echo-status] [--answer-ms 5]"""
 import argparse, fcntl, json, os, select, signal, sys, time, tty
 
@@ -20,7 +24,8 @@ SYNC = b"\x55\x01\x00"
 ORDERS = {0: (0, 2, 1), 1: (2, 0, 1), 2: (0, 1, 2), 4: (1, 2, 0), 5: (1, 0, 2), 6: (2, 1, 0), 8: (1, 2, 0), 9: (2, 1, 0), 10: (0, 1, 2)}
 # Indicator bits 4-7: which positions (first, second, third) are inverted.
 INVERTS = {0: (1, 1, 0), 1: (0, 1, 0), 2: (0, 0, 1), 4: (1, 1, 1), 5: (1, 0, 1), 6: (0, 1, 1), 8: (1, 0, 0), 9: (0, 0, 0), 10: (1, 0, 1)}
-NAMES = {0x080: "GET_STATUS", 0x081: "STATUS", 0x280: "DOOR_ACTION", 0x281: "LIGHT", 0x48B: "GET_OPENINGS", 0x48C: "OPENINGS"}
+NAMES = {0x080: "GET_STATUS", 0x081: "STATUS", 0x280: "DOOR_ACTION", 0x281: "LIGHT", 0x18C: "LOCK", 0x285: "MOTION",
+         0x48B: "GET_OPENINGS", 0x48C: "OPENINGS"}
 STATES = {"unknown": 0, "open": 1, "closed": 2, "stopped": 3, "opening": 4, "closing": 5}
 
 
@@ -127,6 +132,13 @@ class Opener:
         self.arrive_at = None  # (time, state) the moving door reaches
         self.openings = 17
         self.muted = args.mute
+        self.light = self.locked = self.obstructed = False
+        self.control_fd = None
+        if args.control:
+            if not os.path.exists(args.control):
+                os.mkfifo(args.control)
+            # Read and write: the FIFO never reads as ended when a writer closes it.
+            self.control_fd = os.open(args.control, os.O_RDWR | os.O_NONBLOCK)
         self.pending = []      # (due, bytes): answers waiting their 5 ms
         self.busy = None       # (start, end) of the busy line, once started
         self.last_noise = 0.0
@@ -166,8 +178,22 @@ class Opener:
         self.write(b"\xaa")
 
     def status(self):
-        # byte1 bit 6 set: the beam is clear.
-        self.send(0x081, nibble=self.state, byte1=0x40, byte2=0)
+        # byte1 bit 6 set: the beam is clear; byte2 bit 1 the light, bit 0 the lock.
+        self.send(0x081, nibble=self.state, byte1=0 if self.obstructed else 0x40,
+                  byte2=(2 if self.light else 0) | (1 if self.locked else 0))
+
+    def switch(self, current, nibble):
+        return {0: False, 1: True, 2: not current}.get(nibble, current)
+
+    def control(self, line):
+        if line == "motion":
+            self.send(0x285)
+        elif line in ("obstruct", "clear"):
+            self.obstructed = line == "obstruct"
+            self.status()
+        elif line == "button":
+            moving = self.state in (STATES["opening"], STATES["closing"])
+            self.act(3 if moving else 1 if self.state in (STATES["closed"], STATES["stopped"]) else 0)
 
     def packet(self, raw):
         try:
@@ -198,6 +224,12 @@ class Opener:
             self.status()
         elif command == 0x48B:
             self.send(0x48C, byte1=self.openings >> 8, byte2=self.openings & 0xFF)
+        elif command == 0x281:
+            self.light = self.switch(self.light, nibble)
+            self.status()
+        elif command == 0x18C:
+            self.locked = self.switch(self.locked, nibble)
+            self.status()
         elif command == 0x280 and byte1 == 1:
             self.pressed[client] = rolling
         elif command == 0x280 and byte1 == 0 and self.pressed.pop(client, None) == rolling:
@@ -214,6 +246,8 @@ class Opener:
             self.state, self.arrive_at = STATES["stopped"], None
         else:
             return
+        if self.state in (STATES["opening"], STATES["closing"]):
+            self.light = True
         self.status()
 
     def run(self):
@@ -229,7 +263,12 @@ class Opener:
                 timeout = min(timeout, self.pending[0][0] - now)
             if self.busy_now(now):
                 timeout = min(timeout, self.last_noise + 0.0003 - now)
-            ready, _, _ = select.select([self.master], [], [], max(0.0, timeout))
+            ready, _, _ = select.select([self.master] + ([self.control_fd] if self.control_fd is not None else []), [],
+                                        [], max(0.0, timeout))
+            if self.control_fd is not None and self.control_fd in ready:
+                for line in os.read(self.control_fd, 4096).decode(errors="replace").split():
+                    self.control(line)
+                ready = [r for r in ready if r != self.control_fd]
             now = time.monotonic()
             if self.busy_now(now):
                 self.noise(now)
@@ -281,6 +320,7 @@ def main():
     p.add_argument("--link")
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
+    p.add_argument("--control", help="a FIFO of commands: motion, obstruct, clear, button")
     p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
     p.add_argument("--busy-s", type=float, default=0.0)
     p.add_argument("--echo-status", action="store_true")

@@ -64,4 +64,18 @@ extension Controller {
         outcome.replies = [apply(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
         return outcome
     }
+
+    /// Locks (true) or unlocks the opener's remotes and keypads of door `index`; recorded with
+    /// who asked. ERR CMD for a door without an opener, ERR FAULT while its opener is silent.
+    public mutating func lockRemotes(_ locked: Bool, for index: Int = 0, from source: RequestSource, at now: Instant,
+                                     wall: Int64 = 0) -> Outcome {
+        var outcome = Outcome()
+        outcome.doorIndex = index
+        outcome.command = logName(locked ? "remotes lock" : "remotes unlock", index)
+        let reply = apply(doors[index].door.lockRemotes(locked, at: now), wall: wall, &outcome)
+        outcome.replies = [reply]
+        let detail = reply == .ok ? "OK: \(locked ? "locked" : "unlocked")" : "\(reply.text): \(locked ? "lock" : "unlock")"
+        outcome.records += tagged([EventRecord(time: wall, kind: .remotes, source: source.description, detail: detail)], index)
+        return outcome
+    }
 }

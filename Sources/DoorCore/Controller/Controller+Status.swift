@@ -6,10 +6,11 @@ extension Controller {
         return DoorStatus(position: door.position, heading: door.heading, sensing: door.sensing,
                           closedSwitch: door.isActive(.closed), openSwitch: door.isActive(.open),
                           obstructed: door.isActive(.obstruction), fault: door.fault, closeFailed: door.closeFailed,
-                          warningOn: door.warningOn, light: door.timing.light == nil ? nil : door.lightOn,
+                          warningOn: door.warningOn, light: door.hasLight ? door.lightOn : nil,
                           holdUntil: door.holdUntil, autoCloseInterval: door.autoCloseInterval,
                           closesAt: door.closesAt(at: now), openSince: door.openSince,
-                          lastOpener: doors[index].lastOpener, index: index, id: doors[index].id, name: doors[index].name)
+                          lastOpener: doors[index].lastOpener, opener: door.openerStatus(at: now),
+                          index: index, id: doors[index].id, name: doors[index].name)
     }
 
     /// Every door's status at `now`, the PIN lockouts once, and the channels' states as the

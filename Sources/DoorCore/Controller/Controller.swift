@@ -79,6 +79,9 @@ public struct Controller: Sendable {
                          ?? light(on: on, for: door, from: request.source, at: now, wall: wall), request.source, wall)
         case .identify(let door):
             return whole(stale(age, door, "identify") ?? identify(door, from: request.source, at: now, wall: wall), request.source, wall)
+        case .remotes(let locked, let door):
+            return whole(stale(age, door, locked ? "remotes lock" : "remotes unlock")
+                         ?? lockRemotes(locked, for: door, from: request.source, at: now, wall: wall), request.source, wall)
         }
     }
 
@@ -288,6 +291,17 @@ public struct Controller: Sendable {
                                         wall: Int64 = 0) -> Outcome {
         input(index, at: now, wall: wall) { $0.openerReported(state, obstructed: obstructed, at: now) }
     }
+
+    /// The rest of door `index`'s opener's STATUS: its light and the lock of its remotes.
+    public mutating func openerReported(light: Bool, remotesLocked: Bool, of index: Int = 0) {
+        doors[index].door.openerReported(light: light, remotesLocked: remotesLocked)
+    }
+
+    /// Door `index`'s opener saw motion.
+    public mutating func openerSawMotion(of index: Int = 0, at now: Instant) { doors[index].door.openerSawMotion(at: now) }
+
+    /// Door `index`'s opener's count of openings.
+    public mutating func openerCounted(openings: Int, of index: Int = 0) { doors[index].door.openerCounted(openings: openings) }
 
     /// Door `index`'s opener answers again, or went silent.
     public mutating func openerAnswered(_ answering: Bool, of index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {

@@ -14,6 +14,9 @@ public struct DoorRequest: Sendable {
         case light(Bool, door: Int)
         /// Show a door for a moment (HomeKit's identify): its light, or its warning.
         case identify(door: Int)
+        /// Lock (true) or unlock a door's opener's remotes and keypads (HomeKit's lock, Home
+        /// Assistant's; `garage-pins remotes` comes as a `.line`).
+        case remotes(locked: Bool, door: Int)
     }
 
     public var ask: Ask

@@ -40,6 +40,59 @@ extension Door {
         return events
     }
 
+    /// The rest of the opener's STATUS: its light (the opener switches it itself as the door
+    /// moves, and reports it) and the lock of its remotes and keypads.
+    public mutating func openerReported(light: Bool, remotesLocked locked: Bool) {
+        guard sensing.opener != nil else { return }
+        if lightOn != light {
+            lightOn = light
+            // The opener's own light: its own timer, not garaged's.
+            lightOffAt = nil
+            lightManual = light
+        }
+        remotesLocked = locked
+    }
+
+    /// The opener's motion sensor saw motion: "motion" for `timing.motion` from now.
+    public mutating func openerSawMotion(at now: Instant) {
+        guard sensing.opener != nil else { return }
+        motionUntil = now + timing.motion
+    }
+
+    /// The opener's count of openings.
+    public mutating func openerCounted(openings: Int) {
+        guard sensing.opener != nil else { return }
+        self.openings = openings
+    }
+
+    /// Locks (true) or unlocks the opener's remotes and keypads: a command to the opener, which
+    /// confirms it in its STATUS. ERR CMD for a door without an opener; nothing to do when the
+    /// opener already says so.
+    public mutating func lockRemotes(_ locked: Bool, at now: Instant) -> Decision {
+        let events = advance(to: now)
+        guard sensing.opener != nil else { return Decision(reply: .error(.command), events: events) }
+        guard openerAnswering else { return Decision(reply: .error(.fault), events: events) }
+        guard remotesLocked != locked else { return Decision(reply: .ok, events: events) }
+        return Decision(reply: .ok, events: events + [.remotesLock(locked)])
+    }
+
+    /// Whether the door has a light garaged can switch: a wired one, or its opener's.
+    var hasLight: Bool { timing.light != nil || sensing.opener != nil }
+
+    /// Whether the opener's motion sensor reads motion at `now` (nil without an opener).
+    public func motion(at now: Instant) -> Bool? {
+        guard sensing.opener != nil else { return nil }
+        return motionUntil.map { now < $0 } ?? false
+    }
+
+    /// The opener's part of the door's status, nil without one.
+    public func openerStatus(at now: Instant) -> OpenerStatus? {
+        guard sensing.opener != nil else { return nil }
+        return OpenerStatus(protocolName: sensing.openerProtocol ?? "", device: sensing.openerDevice ?? "",
+                            state: openerAnswering ? "connected" : fault == .openerSilent ? "silent" : "connecting",
+                            remotesLocked: remotesLocked, motion: motion(at: now) ?? false, openings: openings)
+    }
+
     /// Whether the opener answers: a door whose opener went silent has the fault
     /// `opener-silent` and takes no press until it answers again (the gate's rule 6b).
     public mutating func openerAnswered(_ answering: Bool) -> [Event] {

@@ -107,7 +107,7 @@ extension Door {
     /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light.
     public mutating func setLight(on: Bool, at now: Instant) -> Decision {
         var events = advance(to: now)
-        guard timing.light != nil else { return Decision(reply: .error(.command), events: events) }
+        guard hasLight else { return Decision(reply: .error(.command), events: events) }
         lightManual = on
         if !on { lightOffAt = nil }
         if lightOn != on {
@@ -126,7 +126,7 @@ extension Door {
     /// safer); never a press. With neither there is nothing to show: ERR CMD, like `L=1`.
     public mutating func identify(at now: Instant) -> Decision {
         var events = advance(to: now)
-        guard timing.light != nil else {
+        guard hasLight else {
             guard timing.warning != nil else { return Decision(reply: .error(.command), events: events) }
             if !warningOn {
                 warningOn = true

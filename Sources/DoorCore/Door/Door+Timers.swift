@@ -35,8 +35,9 @@ extension Door {
             switch gate(.autoClose, automatic: true, age: nil, at: now) {
             case .press(let permit): events += startPress(permit, at: now)
             case .warnFirst: events += warnThenPress(.autoClose, automatic: true, at: now)
-            // Something stands in the doorway: try again after another closing interval.
-            case .refuse(.obstructed): restartAutoClose(at: now)
+            // Something stands in the doorway, or the opener does not answer: try again after
+            // another closing interval.
+            case .refuse(.obstructed), .refuse(.openerSilent): restartAutoClose(at: now)
             case .refuse: break
             }
         }
@@ -51,6 +52,7 @@ extension Door {
             while following <= now { following = following + every }
             nextLeftOpen = following
         }
+        if let until = motionUntil, now >= until { motionUntil = nil }
         if lightOn, !lightManual, let off = lightOffAt, now >= off {
             lightOn = false
             lightOffAt = nil

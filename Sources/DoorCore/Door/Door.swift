@@ -42,6 +42,8 @@ public struct Door: Sendable, Equatable {
         case leftOpen(Duration)
         /// A hold ran out (auto-close counts again from now).
         case holdEnded
+        /// The opener is to lock (true) or unlock its remotes and keypads.
+        case remotesLock(Bool)
     }
 
     /// The answer to a request, and what it set going.
@@ -107,6 +109,12 @@ public struct Door: Sendable, Equatable {
     var switches = DoorSwitches()
     /// A door whose opener reports it (`DoorSensing.opener`): true while the opener answers.
     public internal(set) var openerAnswering = false
+    /// Whether the opener's remotes and keypads are locked out, as it last said; nil until then.
+    public internal(set) var remotesLocked: Bool?
+    /// Its count of openings, as it last said; nil until then.
+    public internal(set) var openings: Int?
+    /// Until when its motion sensor reads motion; nil when it saw none.
+    public internal(set) var motionUntil: Instant?
     var expectation: Expectation?
     /// When a door that is moving counts as arrived (an end inferred from the travel time) or,
     /// at an end a switch senses, as STOPPED.
@@ -212,6 +220,7 @@ public struct Door: Sendable, Equatable {
         consider(holdUntil)
         consider(nextLeftOpen)
         if !lightManual { consider(lightOffAt) }
+        consider(motionUntil)
         if !pressing {
             consider(pendingPress?.due)
             if autoCloseArmed { consider(autoCloseAt) }

@@ -10,6 +10,9 @@ public struct DoorSensing: Equatable, Sendable {
     /// what it is, for refusals ("the Security+ 2.0 opener on /dev/ttyAMA0"); nil without one.
     /// Its reports drive the door's switches as if both ends and a photo-eye were wired.
     public var opener: String?
+    /// The opener's protocol and device, for the status record (`secplus2`, `/dev/ttyAMA0`).
+    public var openerProtocol: String?
+    public var openerDevice: String?
 
     public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
         self.closedSwitch = closedSwitch
@@ -18,9 +21,11 @@ public struct DoorSensing: Equatable, Sendable {
     }
 
     /// A door whose opener reports its position and obstruction (`opener` names it).
-    public static func reported(by opener: String) -> DoorSensing {
+    public static func reported(by opener: String, protocol kind: String? = nil, device: String? = nil) -> DoorSensing {
         var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true)
         s.opener = opener
+        s.openerProtocol = kind
+        s.openerDevice = device
         return s
     }
 

@@ -15,6 +15,8 @@ public struct DoorTiming: Equatable, Sendable {
     public var leftOpen: Duration?
     /// How long the light stays on after the door starts to move; nil when no light is wired.
     public var light: Duration?
+    /// How long an opener's motion sensor reads "motion" after it last saw some (`motion-s`).
+    public var motion: Duration = .seconds(60)
 
     public static let pulseRange: ClosedRange<Int> = 50...5000      // milliseconds
     public static let travelRange: ClosedRange<Int> = 0...300       // seconds

@@ -30,7 +30,7 @@ extension Door.Event {
             return r(.leftOpen, "open \(d.nanoseconds / 60_000_000_000) min")
         case .holdEnded:
             return r(.hold, "OK: ended")
-        case .moved, .warning, .light:
+        case .moved, .warning, .light, .remotesLock:
             return nil
         }
     }
@@ -43,7 +43,7 @@ extension Door.Event {
         case .pressCancelled: return .warningOff
         case .fault(let f): return .fault(f)
         case .leftOpen(let d): return .leftOpen(minutes: Int(d.nanoseconds / 60_000_000_000))
-        case .press, .moved, .warning, .light, .holdEnded: return nil
+        case .press, .moved, .warning, .light, .holdEnded, .remotesLock: return nil
         }
     }
 }

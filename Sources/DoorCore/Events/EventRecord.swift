@@ -33,6 +33,8 @@ public struct EventRecord: Equatable, Sendable {
         case wrongSetupCode = "wrong-setup-code"
         /// The owner forgot every HomeKit pairing (`garage-pins homekit reset`).
         case homekitReset = "homekit-reset"
+        /// Someone locked or unlocked the opener's remotes and keypads (`garage-pins remotes`).
+        case remotes
     }
 
     /// Which part of the history a record belongs to. What changed the door or the table
@@ -79,6 +81,7 @@ public struct EventRecord: Equatable, Sendable {
     public var importance: Importance {
         switch kind {
         case .start, .stop, .autoClose, .unlock, .pair, .unpair, .homekitReset: return .kept
+        case .remotes: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
         case .add, .edit, .delete, .label, .doors, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .wrongPIN, .wrongSetupCode, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt

@@ -32,6 +32,8 @@ public struct DoorStatus: Equatable, Sendable {
     /// Who last opened the door with a press of garaged's: a label, `slot N`, `master PIN`, or
     /// the channel (`mqtt`); never a PIN. Nil until someone did since the daemon started.
     public var lastOpener: String?
+    /// What the door's opener says besides the door's state, for a door an opener reports.
+    public var opener: OpenerStatus? = nil
     /// Which door (`Door.index`), its name in the config (`[door NAME]`, nil for the one door
     /// of a config without sections) and its name for people.
     public var index = 0
@@ -68,9 +70,39 @@ public struct DoorStatus: Equatable, Sendable {
         tail.append(("light", flag(light)))
         tail.append(("open_s", number(openFor)))
         tail.append(("last_opened_by", lastOpener.map { .string($0) } ?? .null))
+        if let opener { tail.append(("opener", opener.record)) }
         return (head, tail)
     }
 
     /// What phones are pushed when the door's state changes (`S <STATE> [<s>]`, as the `S` reply).
     public func push(at now: Instant) -> Reply { .status(position, autoCloseIn: closesIn(at: now)) }
+}
+
+/// What a door's opener on its own wire says besides where the door is (its `opener` object in
+/// the status record): how it is spoken to, whether it answers, the lock of its remotes and
+/// keypads, its motion sensor and its count of openings.
+public struct OpenerStatus: Equatable, Sendable {
+    /// `secplus2`, and the serial device.
+    public var protocolName: String
+    public var device: String
+    /// `connected`, `connecting` (not answered yet) or `silent` (asked and not answered).
+    public var state: String
+    public var remotesLocked: Bool?
+    public var motion: Bool
+    public var openings: Int?
+
+    public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool, openings: Int?) {
+        self.protocolName = protocolName
+        self.device = device
+        self.state = state
+        self.remotesLocked = remotesLocked
+        self.motion = motion
+        self.openings = openings
+    }
+
+    var record: JSONValue {
+        .object([("protocol", .string(protocolName)), ("device", .string(device)), ("state", .string(state)),
+                 ("remotes_locked", remotesLocked.map { .bool($0) } ?? .null), ("motion", .bool(motion)),
+                 ("openings", openings.map { .number(Int64($0)) } ?? .null)])
+    }
 }

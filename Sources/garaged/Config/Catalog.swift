@@ -38,6 +38,7 @@ struct Catalog: Sendable {
     let warnS = Setting.number("warn-s", "How long the warning runs before a close press (the U.S. rule asks at least 5), seconds,", value: "S", 1...300, default: 5, unit: "seconds").eachDoor
     let light = Setting.optional("light", "The garage light: on while the door moves and for --light-s after, and by L=1 / L=0: CHIP:LINE or sim:FILE.", value: "SPEC").eachDoor
     let lightActiveLow = Setting.flag("light-active-low", "The light's board energises on a low level.", default: false).eachDoor
+    let motionS = Setting.number("motion-s", "With an opener: how long its motion sensor reads motion after it last saw some (HomeKit's motion sensor, Home Assistant's, the status), seconds,", value: "S", 1...3600, default: 60, unit: "seconds").eachDoor
     let lightS = Setting.number("light-s", "How long the light stays on after the door starts to move, seconds,", value: "S", 1...3600, default: 180, unit: "seconds").eachDoor
 
     // Bluetooth.

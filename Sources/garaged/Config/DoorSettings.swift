@@ -38,15 +38,19 @@ struct DoorSettings: Sendable {
             for (given, key) in [(sensorClosed != nil, \Catalog.sensorClosed), (sensorOpen != nil, \Catalog.sensorOpen), (sensorObstruction != nil, \Catalog.sensorObstruction)] where given {
                 throw ConfigError("\(values.origin(of: key)) and \(values.origin(of: \.opener)): \(id.map { "door \($0)" } ?? "the door") has an opener, which reports where the door is and what its own photo-eyes see; remove the switch (or remove opener to read switches and press a relay)")
             }
-            sensing = .reported(by: opener.name)
+            switch opener {
+            case .secPlus2(let device): sensing = .reported(by: opener.name, protocol: "secplus2", device: device)
+            }
         } else {
             sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
         }
-        timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
+        var timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
                             warning: warn == nil ? nil : .seconds(values.warnS),
                             leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
                             light: light == nil ? nil : .seconds(values.lightS))
+        timing.motion = .seconds(values.motionS)
+        self.timing = timing
     }
 
     subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V { values[dynamicMember: path] }

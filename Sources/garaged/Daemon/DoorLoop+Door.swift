@@ -31,7 +31,16 @@ extension DoorLoop {
             case .pressWarned(let p):
                 log.info("warning", tag + [("press", p.rawValue), ("after_s", String(controller.doors[index].door.timing.warning?.secondsRoundedUp ?? 0))])
             case .light(let on):
-                _ = outputs.set(.light, on, log: log, tag)
+                let drive = doors[index].drive
+                if drive.switchesLight {
+                    if !drive.ask(.light(on)) { log.warning("light-failed", tag + [("why", "the opener could not be asked")]) }
+                } else {
+                    _ = outputs.set(.light, on, log: log, tag)
+                }
+            case .remotesLock(let locked):
+                if !doors[index].drive.ask(.remotesLocked(locked)) {
+                    log.warning("remotes-failed", tag + [("why", "the opener could not be asked")])
+                }
             case .moved(let position, let bySomeoneElse):
                 let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
                 if bySomeoneElse {

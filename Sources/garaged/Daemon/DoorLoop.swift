@@ -278,8 +278,13 @@ final class DoorLoop: Service, @unchecked Sendable {
                 lastOpenerReport[r.door] = r
             }
             carryOut(controller.openerReported(r.state, obstructed: r.obstructed, of: r.door, at: now, wall: wall))
+            controller.openerReported(light: r.light, remotesLocked: r.locked, of: r.door)
         case .answering(let door, let answering):
             carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+        case .motion(let door):
+            controller.openerSawMotion(of: door, at: now)
+        case .openings(let door, let count):
+            controller.openerCounted(openings: count, of: door)
         }
     }
 

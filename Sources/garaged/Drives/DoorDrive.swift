@@ -12,4 +12,21 @@ protocol DoorDrive: Service, AnyObject, Sendable {
     /// cannot (another door's permit, one under way, stopping): the loop then tells the door
     /// the press is over, so it never waits for a release that will not come.
     func carryOut(_ permit: PressPermit) -> Bool
+    /// Whether the drive switches the door's light itself (an opener's own light), rather than
+    /// a wired output.
+    var switchesLight: Bool { get }
+    /// Asks the opener to switch its light or lock its remotes; false when the drive has no
+    /// such thing (a relay) or cannot send now. The opener's STATUS confirms it.
+    func ask(_ setting: OpenerSetting) -> Bool
+}
+
+extension DoorDrive {
+    var switchesLight: Bool { false }
+    func ask(_ setting: OpenerSetting) -> Bool { false }
+}
+
+/// A setting of the opener's own that garaged can change on its wire.
+enum OpenerSetting: Equatable, Sendable {
+    case light(Bool)
+    case remotesLocked(Bool)
 }

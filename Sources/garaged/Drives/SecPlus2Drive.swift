@@ -33,6 +33,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     /// What the caller's thread hands the opener thread.
     private struct State {
         var pending: PressPermit?
+        /// Settings asked of the opener (its light, the lock of its remotes), in order.
+        var settings: [OpenerSetting] = []
         /// A permit taken and not yet released.
         var busy = false
         var stopping = false
@@ -57,6 +59,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     private var statusAnswered = false
     private var openingsAnswered = false
     private var portGone = false
+    /// The door's state the opener last reported.
+    private var lastState: OpenerDoorState?
     /// When the opener last sent a packet of its own (not our echo).
     private var lastHeard: Instant?
     /// Since when an ask has gone unanswered; nil when the opener answered the last.
@@ -79,6 +83,19 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
 
     func start() {
         worker.start { [self] in run() }
+    }
+
+    var switchesLight: Bool { true }
+
+    /// Queues a setting for the opener thread, which sends it between presses.
+    func ask(_ setting: OpenerSetting) -> Bool {
+        let taken = state.withLock { s -> Bool in
+            guard !s.stopping, s.settings.count < 8 else { return false }
+            s.settings.append(setting)
+            return true
+        }
+        if taken { worker.wake.signal() }
+        return taken
     }
 
     /// Lets a press under way send its release, then closes the device.
@@ -115,6 +132,14 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
         var nextAsk = started
         var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
         while !worker.stopping {
+            for setting in state.withLock({ s -> [OpenerSetting] in defer { s.settings.removeAll() }; return s.settings }) {
+                let sent: Bool
+                switch setting {
+                case .light(let on): sent = send(.light, nibble: on ? 1 : 0)
+                case .remotesLocked(let locked): sent = send(.lock, nibble: locked ? 1 : 0)
+                }
+                if sent { log.info("opener-asked", doorField + [("setting", "\(setting)")]) }
+            }
             if let permit = state.withLock({ s -> PressPermit? in defer { s.pending = nil }; return s.pending }) {
                 perform(permit)
                 continue
@@ -192,10 +217,10 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     }
 
     /// Sends one command with the next rolling code; false when it could not.
-    private func send(_ command: SecPlus2Command) -> Bool {
+    private func send(_ command: SecPlus2Command, nibble: UInt8 = 0) -> Bool {
         do {
             let rolling = try codes.take()
-            return write(try SecPlus2Fields(command: command, client: codes.client).packet(rolling: rolling))
+            return write(try SecPlus2Fields(command: command, nibble: nibble, client: codes.client).packet(rolling: rolling))
         } catch {
             log.error("opener-send-failed", doorField + [("command", command.description), ("error", "\(error)")])
             return false
@@ -266,10 +291,15 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
             switch SecPlus2Message(SecPlus2Fields(packet)) {
             case .status(let state, let light, let locked, let obstructed, _):
                 statusAnswered = true
+                // At an end after moving: the count of openings changed, ask it again.
+                if (state == .open || state == .closed), let last = lastState, last != state { openingsAnswered = false }
+                lastState = state
                 inbox.opener(OpenerReport(door: door, state: state, obstructed: obstructed, light: light, locked: locked))
             case .openings(let count):
-                if !openingsAnswered { log.info("opener-openings", doorField + [("count", String(count))]) }
                 openingsAnswered = true
+                inbox.openerNews(.openings(door: door, count))
+            case .motion:
+                inbox.openerNews(.motion(door: door))
             default:
                 break
             }

@@ -56,6 +56,8 @@ final class LoopInbox: Sendable {
     func opener(_ report: OpenerReport) { hand { $0.openers.append(.status(report)) } }
     /// Whether door `door`'s opener answers (it stopped, or started again).
     func openerAnswering(door: Int, _ answering: Bool) { hand { $0.openers.append(.answering(door: door, answering)) } }
+    /// Anything else an opener said (motion, its count of openings).
+    func openerNews(_ news: OpenerNews) { hand { $0.openers.append(news) } }
 
     /// A request from a channel's own thread (Home Assistant's), stamped with when it arrived.
     func request(_ request: DoorRequest) {
@@ -99,6 +101,8 @@ final class LoopInbox: Sendable {
 enum OpenerNews: Sendable {
     case status(OpenerReport)
     case answering(door: Int, Bool)
+    case motion(door: Int)
+    case openings(door: Int, Int)
 }
 
 /// What an opener reported of its door on its own wire (Security+ 2.0's STATUS).

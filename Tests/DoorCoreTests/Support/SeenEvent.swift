@@ -12,6 +12,7 @@ enum Seen: Equatable {
     case fault(DoorFault)
     case leftOpen(Duration)
     case holdEnded
+    case remotesLock(Bool)
 
     init(_ e: Door.Event) {
         switch e {
@@ -24,6 +25,7 @@ enum Seen: Equatable {
         case .fault(let f): self = .fault(f)
         case .leftOpen(let d): self = .leftOpen(d)
         case .holdEnded: self = .holdEnded
+        case .remotesLock(let locked): self = .remotesLock(locked)
         }
     }
 }
