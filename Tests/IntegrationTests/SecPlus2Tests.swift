@@ -167,7 +167,8 @@ final class SecPlus2Tests: GaragedTestCase {
         let packets = received()
         let after = packets.filter { ($0.start ?? 0) > busy.busy_end }
         XCTAssertFalse(after.isEmpty, "garaged asks again after the busy line: \(packets)")
-        let during = packets.filter { $0.during_busy == true }
+        // A packet sent into a pause of the busy line is mixed with its noise: the fake refuses it.
+        let during = packets.filter { $0.during_busy == true || $0.refused != nil }
         guard during.isEmpty else {
             XCTAssertEqual(daemon.stop(), .exited(0))
             throw XCTSkip("the line paused long enough for garaged to send \(during.count) packet(s) into it (the fake's own longest pause: \(Int(busy.max_gap * 1_000_000)) us): the give-up after 5 s was not tested")
