@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Request to the first byte on the wire for a Security+ 2.0 opener door (scripts/bench.sh,
-section opener): asks garaged over its local socket for O=1 and O=0 in turns and takes, for
-each press, the moment the fake opener (Tests/secplus/fakeopener.py, on a pty) read the
-DOOR_ACTION's first byte, minus the moment just before the request was sent (both
-CLOCK_MONOTONIC). Waits for each release before the next request, and asks again
-while the gate says ERR BUSY (its pause after a press). Writes one line per press
-to OUT: `opener <ns>`. Usage: opener.py SOCKET FAKE_LOG ROUNDS OUT"""
+section opener): asks garaged over its local socket for O=1 and takes, for each press, the
+moment the fake opener (Tests/secplus/fakeopener.py, on a pty) read the DOOR_ACTION's first
+byte, minus the moment just before the request was sent (both CLOCK_MONOTONIC). Opens only: a
+close garaged starts waits for its warning (the opener's light flashing), so between rounds the
+fake's wall button (its CONTROL FIFO) closes the door, and the next round waits until garaged
+reports it CLOSED. Asks again while the gate says ERR BUSY. Writes one line per press to OUT:
+`opener <ns>`. Usage: opener.py SOCKET FAKE_LOG ROUNDS OUT CONTROL"""
 import json, os, socket, sys, time
 
 
@@ -21,6 +22,15 @@ def actions(log):
     return out
 
 
+def ask(sock_path, request):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sock_path)
+    s.send(request)
+    answer = s.recv(4096)
+    s.close()
+    return answer
+
+
 def wait(what, condition, timeout=5.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -32,13 +42,14 @@ def wait(what, condition, timeout=5.0):
 
 
 def main():
-    sock_path, log, rounds, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    sock_path, log, rounds, out, control = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
     wait("STATUS from the fake opener", lambda: any(json.loads(l).get("name") == "GET_STATUS" for l in open(log)) if os.path.exists(log) else False)
     time.sleep(0.05)  # the first STATUS's answer is on the line; let it pass
     with open(out, "a") as f:
         for i in range(rounds):
             before = len(actions(log))
-            request = b"12345O=1\n" if i % 2 == 0 else b"12345O=0\n"
+            wait("the door CLOSED", lambda: ask(sock_path, b"12345Lstatus\n").startswith(b'{"door":"CLOSED"'))
+            request = b"12345O=1\n"
             give_up = time.monotonic() + 10
             while True:  # ERR BUSY: the gate's pause between presses; ask again
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -54,7 +65,9 @@ def main():
                 time.sleep(0.05)
             press = wait("press and release", lambda: (lambda a: a[before:before + 2] if len(a) >= before + 2 else None)(actions(log)))
             f.write(f"opener {int((press[0]['start'] - sent) * 1e9)}\n")
-            time.sleep(0.02)  # the line quiet again
+            wait("the door OPEN", lambda: ask(sock_path, b"12345Lstatus\n").startswith(b'{"door":"OPEN"'))
+            with open(control, "w") as c:
+                c.write("button\n")  # the wall button closes it
 
 
 if __name__ == "__main__":

@@ -212,7 +212,7 @@ if want opener; then
     opener_rounds=$((quick ? 20 : 100))
     say "opener: $opener_rounds presses of a Security+ 2.0 door, request to the first byte on the pty"
     cp "$w/pins" "$w/op.pins"
-    python3 Tests/secplus/fakeopener.py --log "$w/op.fake.jsonl" --link "$w/op.tty" --travel-s 0.05 >"$w/op.fake.log" 2>&1 &
+    python3 Tests/secplus/fakeopener.py --log "$w/op.fake.jsonl" --link "$w/op.tty" --travel-s 0.05 --control "$w/op.control" >"$w/op.fake.log" 2>&1 &
     fake=$!
     pids+=("$fake")
     for ((i = 0; i < 500; i++)); do [ -L "$w/op.tty" ] && break; sleep 0.01; done
@@ -221,7 +221,7 @@ if want opener; then
     g=$!
     pids+=("$g")
     wait_for "$w/op.sock" op
-    python3 bench/opener.py "$w/op.sock" "$w/op.fake.jsonl" "$opener_rounds" "$w/opener.txt"
+    python3 bench/opener.py "$w/op.sock" "$w/op.fake.jsonl" "$opener_rounds" "$w/opener.txt" "$w/op.control"
     head -1 /proc/stat >"$w/cpu-opener.end"
     stop "$g"; stop "$fake"
 fi

@@ -37,14 +37,14 @@ final class SecPlus2DoorTests: GaragedTestCase {
     func testTheOpenersStatusIsTheDoorsPositionAndAnOpenMovesIt() throws {
         try initTable()
         _ = try opener(state: "open")
-        let daemon = try garaged()
+        let daemon = try garaged(["--warn-s", "1"])
         XCTAssertTrue(waitUntil("the door OPEN, as the opener says", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) },
                       doorStatus(daemon))
         XCTAssertTrue(doorStatus(daemon).contains(#""mode":"opener""#), doorStatus(daemon))
         XCTAssertTrue(doorStatus(daemon).contains(#""obstruction":false"#), "the opener's photo-eyes: \(doorStatus(daemon))")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "open toward OPEN: nothing to do")
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSING, then CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        XCTAssertTrue(waitUntil("the warning, CLOSING, then CLOSED", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
         XCTAssertTrue(waitUntil("the log's CLOSING and CLOSED by garaged", timeout: .seconds(5)) {
             daemon.log.contains("door state=CLOSING by=garaged") && daemon.log.contains("door state=CLOSED by=garaged")
         }, daemon.log)
@@ -123,6 +123,42 @@ final class SecPlus2DoorTests: GaragedTestCase {
         }, doorStatus(daemon))
         XCTAssertTrue(waitUntil("the history: someone else", timeout: .seconds(5)) { daemon.log.contains(#"door state=OPEN by="someone else"#) },
                       daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// One packet the fake opener received, as it logged it.
+    private struct Packet: Decodable {
+        let t: Double
+        let name: String?
+        let nibble: Int?
+        let byte1: Int?
+    }
+
+    private func packets() -> [Packet] {
+        readText(dir + "/opener.jsonl").split(separator: "\n").compactMap { try? JSONDecoder().decode(Packet.self, from: Data($0.utf8)) }
+    }
+
+    /// No `warn` output: a close garaged starts is announced by the opener's own light flashing,
+    /// at least once a second for warn-s, and the light is left as it was.
+    func testWithoutAWarnOutputTheOpenersLightFlashesBeforeAClose() throws {
+        try initTable()
+        _ = try opener(state: "open")
+        let daemon = try garaged(["--warn-s", "3"])
+        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
+                      doorStatus(daemon))
+        XCTAssertTrue(waitUntil("the warning over", timeout: .seconds(5)) { doorStatus(daemon).contains(#""warning":false"#) }, doorStatus(daemon))
+        let all = packets()
+        guard let press = all.firstIndex(where: { $0.name == "DOOR_ACTION" && $0.byte1 == 1 }) else { return XCTFail("no press: \(all)") }
+        let flashes = all[..<press].filter { $0.name == "LIGHT" }
+        XCTAssertGreaterThanOrEqual(flashes.count, 3, "on and off at least once a second for 3 s before the press: \(all)")
+        XCTAssertEqual(all[press].nibble, 0, "then the close")
+        if let first = flashes.first { XCTAssertGreaterThanOrEqual(all[press].t - first.t, 2.5, "a whole warning before the press") }
+        XCTAssertTrue(waitUntil("the light left as it was (off)", timeout: .seconds(5)) {
+            packets().last(where: { $0.name == "LIGHT" })?.nibble == 0 && doorStatus(daemon).contains(#""light":false"#)
+        }, "\(packets())")
+        XCTAssertTrue(daemon.log.contains("shown_by=\"the opener's light, flashing\""), daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }

@@ -46,7 +46,8 @@ struct DoorSettings: Sendable {
         }
         var timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
-                            warning: warn == nil ? nil : .seconds(values.warnS),
+                            // Without a warn output, an opener's own light flashes as the warning.
+                            warning: warn == nil && opener == nil ? nil : .seconds(values.warnS),
                             leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
                             light: light == nil ? nil : .seconds(values.lightS))
         timing.motion = .seconds(values.motionS)

@@ -23,7 +23,10 @@ extension DoorLoop {
                     log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", tag + [("press", p.reason.rawValue)])
                 }
             case .warning(let on):
-                if outputs.set(.warning, on, log: log, tag) {
+                let drive = doors[index].drive
+                // No warn output on a door with an opener: its own light flashes.
+                let shown = outputs.warning == nil && drive.switchesLight ? flash(drive, on, tag) : outputs.set(.warning, on, log: log, tag)
+                if shown {
                     if on { controller.warningShown(index, at: clock.now()) }
                 } else if on {
                     warningFailed = true
@@ -68,6 +71,16 @@ extension DoorLoop {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
             carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
         }
+    }
+
+    /// The warning as the opener's light flashing; false when the opener could not be asked.
+    private func flash(_ drive: any DoorDrive, _ on: Bool, _ tag: [(String, String)]) -> Bool {
+        guard drive.ask(.flashing(on)) else {
+            log.log(.error, "warning-failed", tag + [("output", "the opener's light"), ("error", "the opener could not be asked")])
+            return false
+        }
+        log.info("warning", tag + [("output", on ? "on" : "off"), ("shown_by", "the opener's light, flashing")])
+        return true
     }
 
     /// Tells every audience the doors' notices (phones take them: a warning, a fault, "left

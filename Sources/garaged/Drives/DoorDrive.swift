@@ -29,4 +29,7 @@ extension DoorDrive {
 enum OpenerSetting: Equatable, Sendable {
     case light(Bool)
     case remotesLocked(Bool)
+    /// The warning on the opener's own light: flashing (at least once a second) until it is
+    /// turned off, when the light is left as it was.
+    case flashing(Bool)
 }

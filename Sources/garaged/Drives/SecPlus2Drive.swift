@@ -29,6 +29,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     /// Heard nothing this long: ask again (an opener reports changes by itself, so a quiet
     /// line is normal; this long a quiet one may be a cut wire).
     static let askAgainAfter: Duration = .seconds(360)
+    /// How long the light stays on, then off, while it flashes as the warning (once a second).
+    static let flashEvery: Duration = .milliseconds(500)
 
     /// What the caller's thread hands the opener thread.
     private struct State {
@@ -61,6 +63,13 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     private var portGone = false
     /// The door's state the opener last reported.
     private var lastState: OpenerDoorState?
+    /// Its light as it last reported it.
+    private var lastLight: Bool?
+    /// While the light flashes as the warning: when it switches next, which way it is now, and
+    /// how it was before (what the loop is told meanwhile, and what it is left at).
+    private var nextFlash: Instant?
+    private var flashPhase = false
+    private var lightBeforeFlash = false
     /// When the opener last sent a packet of its own (not our echo).
     private var lastHeard: Instant?
     /// Since when an ask has gone unanswered; nil when the opener answered the last.
@@ -133,12 +142,12 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
         var fds = [pollfd(fd: worker.wake.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
         while !worker.stopping {
             for setting in state.withLock({ s -> [OpenerSetting] in defer { s.settings.removeAll() }; return s.settings }) {
-                let sent: Bool
-                switch setting {
-                case .light(let on): sent = send(.light, nibble: on ? 1 : 0)
-                case .remotesLocked(let locked): sent = send(.lock, nibble: locked ? 1 : 0)
-                }
-                if sent { log.info("opener-asked", doorField + [("setting", "\(setting)")]) }
+                apply(setting)
+            }
+            if let due = nextFlash, clock.now() >= due {
+                flashPhase.toggle()
+                _ = send(.light, nibble: flashPhase ? 1 : 0)
+                nextFlash = clock.now() + SecPlus2Drive.flashEvery
             }
             if let permit = state.withLock({ s -> PressPermit? in defer { s.pending = nil }; return s.pending }) {
                 perform(permit)
@@ -164,6 +173,7 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
                 inbox.openerAnswering(door: door, false)
             }
             var timeout: Duration? = statusAnswered && openingsAnswered ? nil : nextAsk - now
+            if let due = nextFlash { timeout = min(timeout ?? .seconds(3600), max(.zero, due - now)) }
             if let asked = askedSince, toldAnswering != false { timeout = min(timeout ?? .seconds(3600), max(.zero, asked + SecPlus2Drive.silentAfter - now)) }
             if statusAnswered, let heard = lastHeard { timeout = min(timeout ?? .seconds(3600), max(.zero, heard + SecPlus2Drive.askAgainAfter - now)) }
             if let deadline = receiver.deadline { timeout = min(timeout ?? .seconds(3600), max(.zero, deadline - now)) }
@@ -171,6 +181,29 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
             _ = waitFor(&fds, timeout: timeout)
             worker.wake.drain()
             receive()
+        }
+    }
+
+    /// Carries out a setting the loop asked for. While the light flashes as the warning, a light
+    /// switched meanwhile is what it is left at when the flashing ends.
+    private func apply(_ setting: OpenerSetting) {
+        switch setting {
+        case .light(let on) where nextFlash != nil:
+            lightBeforeFlash = on
+        case .light(let on):
+            if send(.light, nibble: on ? 1 : 0) { log.info("opener-asked", doorField + [("light", on ? "on" : "off")]) }
+        case .remotesLocked(let locked):
+            if send(.lock, nibble: locked ? 1 : 0) { log.info("opener-asked", doorField + [("remotes", locked ? "lock" : "unlock")]) }
+        case .flashing(true):
+            guard nextFlash == nil else { return }
+            lightBeforeFlash = lastLight ?? false
+            flashPhase = lightBeforeFlash
+            nextFlash = clock.now()
+        case .flashing(false):
+            guard nextFlash != nil else { return }
+            nextFlash = nil
+            // Left as it was: said even when it is already so (the last flash may be in flight).
+            _ = send(.light, nibble: lightBeforeFlash ? 1 : 0)
         }
     }
 
@@ -294,7 +327,10 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
                 // At an end after moving: the count of openings changed, ask it again.
                 if (state == .open || state == .closed), let last = lastState, last != state { openingsAnswered = false }
                 lastState = state
-                inbox.opener(OpenerReport(door: door, state: state, obstructed: obstructed, light: light, locked: locked))
+                lastLight = light
+                // While it flashes, the light is what it was before: the flashing is the warning's.
+                inbox.opener(OpenerReport(door: door, state: state, obstructed: obstructed, light: nextFlash == nil ? light : lightBeforeFlash,
+                                          locked: locked))
             case .openings(let count):
                 openingsAnswered = true
                 inbox.openerNews(.openings(door: door, count))
