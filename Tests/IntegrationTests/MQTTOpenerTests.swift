@@ -147,4 +147,24 @@ final class MQTTOpenerTests: GaragedTestCase {
         XCTAssertFalse(accepted().contains { $0.name == "LOCK" }, "commands are off: \(accepted())")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// A wired light (`--light`, a relay door) is a light too, switched by `ON` / `OFF`; the door
+    /// has no opener, so no lock, motion nor openings, and their topics are cleared.
+    func testAWiredLightIsALightWithoutTheOpenersEntities() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        let daemon = try startDaemon(["--light", "sim:\(dir)/light.trace", "--mqtt", broker.url, "--mqtt-client-id", node,
+                                      "--mqtt-commands", "--auto-close-s", "0"])
+        let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the wired light") {
+            $0["\(base)/light"] == "OFF" && $0["homeassistant/light/\(node)/light/config"] != nil && $0["\(base)/state"] == "closed"
+        }
+        XCTAssertFalse(held.keys.contains { $0.contains("remotes") || $0.contains("motion") || $0.contains("openings") }, "\(held)")
+        broker.waitForSubscription(of: node, to: "\(base)/light/set")
+        try broker.publish("\(base)/light/set", "ON")
+        waitForValue(broker, "light", "ON", "the wired light on")
+        XCTAssertTrue(((try? daemon.ask("12345Lstatus")) ?? "").contains(#""light":true"#))
+        try broker.publish("\(base)/light/set", "OFF")
+        waitForValue(broker, "light", "OFF", "the wired light off")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

@@ -77,8 +77,6 @@ public struct HomeAssistant: Sendable {
     public func faultTopic(_ door: Int = 0) -> String { base(door) + "/fault" }
     /// The photo-eye's beam, `ON` (broken) or `OFF`, retained; only for a door with one.
     public func obstructionTopic(_ door: Int = 0) -> String { base(door) + "/obstruction" }
-    /// The door whose command topic `topic` is; nil for any other topic.
-    public func door(ofCommandTopic topic: String) -> Int? { covers.indices.first { commandTopic($0) == topic } }
     /// The light, `ON` or `OFF`, retained; only for a door whose light garaged switches.
     public func lightTopic(_ door: Int = 0) -> String { base(door) + "/light" }
     /// `ON` or `OFF` for the light (only when commands are on).
