@@ -87,6 +87,151 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertEqual(beam(1, at: 2_000), ["garaged/d/gate/obstruction=OFF"])
     }
 
+    /// A door an opener reports: its own photo-eyes are the obstruction sensor; its light is a
+    /// light and the lock of its remotes a lock, both commandable only with commands on (sensors
+    /// without: Home Assistant's light and lock need a command topic); its motion a motion
+    /// sensor and its openings a total_increasing sensor, all on the cover's device.
+    func testAnOpenerDoorHasItsLightLockMotionAndOpenings() throws {
+        func ha(commands: Bool, _ covers: [HomeAssistant.Cover]) -> HomeAssistant {
+            HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: commands,
+                          version: "0", covers: covers)
+        }
+        let on = ha(commands: true, [.init(id: nil, name: nil, opener: true)])
+        let docs = on.discovery()
+        XCTAssertEqual(docs.map(\.topic), ["homeassistant/cover/d/door/config", "homeassistant/sensor/d/last_opened_by/config",
+                                           "homeassistant/sensor/d/lockout/config", "homeassistant/sensor/d/fault/config",
+                                           "homeassistant/binary_sensor/d/obstruction/config", "homeassistant/light/d/light/config",
+                                           "homeassistant/lock/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
+                                           "homeassistant/sensor/d/openings/config"])
+        func doc(_ topic: String, in docs: [(topic: String, payload: JSONValue)]) throws -> JSONValue {
+            try XCTUnwrap(docs.first { $0.topic == topic }?.payload, topic)
+        }
+        let cover = docs[0].payload
+        let light = try doc("homeassistant/light/d/light/config", in: docs)
+        XCTAssertEqual(light["name"]?.stringValue, "Light")
+        XCTAssertEqual(light["unique_id"]?.stringValue, "garaged_d_door_light")
+        XCTAssertEqual(light["state_topic"]?.stringValue, "garaged/d/light")
+        XCTAssertEqual(light["command_topic"]?.stringValue, "garaged/d/light/set")
+        XCTAssertEqual(light["payload_on"]?.stringValue, "ON")
+        XCTAssertEqual(light["payload_off"]?.stringValue, "OFF")
+        let lock = try doc("homeassistant/lock/d/remotes/config", in: docs)
+        XCTAssertEqual(lock["unique_id"]?.stringValue, "garaged_d_door_remotes")
+        XCTAssertEqual(lock["state_topic"]?.stringValue, "garaged/d/remotes")
+        XCTAssertEqual(lock["command_topic"]?.stringValue, "garaged/d/remotes/set")
+        XCTAssertEqual(lock["payload_lock"]?.stringValue, "LOCK")
+        XCTAssertEqual(lock["payload_unlock"]?.stringValue, "UNLOCK")
+        XCTAssertEqual(lock["state_locked"]?.stringValue, "LOCKED")
+        XCTAssertEqual(lock["state_unlocked"]?.stringValue, "UNLOCKED")
+        let motion = try doc("homeassistant/binary_sensor/d/motion/config", in: docs)
+        XCTAssertEqual(motion["device_class"]?.stringValue, "motion")
+        XCTAssertEqual(motion["state_topic"]?.stringValue, "garaged/d/motion")
+        let openings = try doc("homeassistant/sensor/d/openings/config", in: docs)
+        XCTAssertEqual(openings["state_class"]?.stringValue, "total_increasing")
+        XCTAssertEqual(openings["state_topic"]?.stringValue, "garaged/d/openings")
+        for entity in [light, lock, motion, openings] {
+            for key in ["availability_topic", "payload_available", "payload_not_available", "device"] { XCTAssertEqual(entity[key], cover[key], key) }
+        }
+        XCTAssertEqual(on.commandTopics, ["garaged/d/command", "garaged/d/light/set", "garaged/d/remotes/set"])
+        XCTAssertEqual(on.withoutPhotoEye, [])
+        XCTAssertEqual(on.withoutEntities, ["homeassistant/binary_sensor/d/light/config", "homeassistant/binary_sensor/d/remotes/config"],
+                       "the read-only forms a config without commands left")
+
+        // Without commands: nothing to command, so the light and the lock are binary sensors.
+        let off = ha(commands: false, [.init(id: "gate", name: "Front gate", opener: true)])
+        let read = off.discovery()
+        XCTAssertFalse(read.contains { $0.payload["command_topic"] != nil }, "no command topic anywhere")
+        let readLight = try doc("homeassistant/binary_sensor/d/gate_light/config", in: read)
+        XCTAssertEqual(readLight["device_class"]?.stringValue, "light")
+        XCTAssertEqual(readLight["name"]?.stringValue, "Front gate: light")
+        XCTAssertEqual(readLight["state_topic"]?.stringValue, "garaged/d/gate/light")
+        let readLock = try doc("homeassistant/binary_sensor/d/gate_remotes/config", in: read)
+        XCTAssertEqual(readLock["device_class"]?.stringValue, "lock")
+        XCTAssertEqual(readLock["payload_on"]?.stringValue, "UNLOCKED", "Home Assistant's lock class is on when unlocked")
+        XCTAssertEqual(readLock["payload_off"]?.stringValue, "LOCKED")
+        XCTAssertEqual(try doc("homeassistant/sensor/d/gate_openings/config", in: read)["name"]?.stringValue, "Front gate: openings")
+        XCTAssertEqual(off.commandTopics, ["garaged/d/gate/command", "garaged/d/gate/light/set", "garaged/d/gate/remotes/set"],
+                       "what garaged would take; subscribed only with commands on")
+        XCTAssertEqual(off.withoutEntities, ["homeassistant/light/d/gate_light/config", "homeassistant/lock/d/gate_remotes/config"])
+
+        // A wired light alone: a light, no lock, motion nor openings; a plain door: none, all cleared.
+        let wired = ha(commands: true, [.init(id: nil, name: nil, light: true)])
+        XCTAssertEqual(wired.discovery().map(\.topic).filter { !$0.contains("/sensor/") && !$0.contains("/cover/") },
+                       ["homeassistant/light/d/light/config"])
+        XCTAssertEqual(wired.commandTopics, ["garaged/d/command", "garaged/d/light/set"])
+        XCTAssertTrue(wired.withoutEntities.contains("garaged/d/remotes"))
+        XCTAssertTrue(wired.withoutEntities.contains("homeassistant/lock/d/remotes/config"))
+        let plain = ha(commands: true, [.init(id: nil, name: nil)])
+        XCTAssertEqual(Set(plain.withoutEntities), [
+            "garaged/d/light", "garaged/d/remotes", "garaged/d/motion", "garaged/d/openings",
+            "homeassistant/light/d/light/config", "homeassistant/binary_sensor/d/light/config", "homeassistant/lock/d/remotes/config",
+            "homeassistant/binary_sensor/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
+            "homeassistant/sensor/d/openings/config",
+        ])
+        let named = ha(commands: true, [.init(id: "left", name: nil), .init(id: "gate", name: nil, opener: true)])
+        XCTAssertTrue(named.formerSingleDoor.contains("homeassistant/lock/d/remotes/config"), "the one door's, cleared")
+        XCTAssertTrue(named.formerSingleDoor.contains("garaged/d/openings"))
+        XCTAssertTrue(named.withoutEntities.contains("homeassistant/lock/d/left_remotes/config"))
+        XCTAssertFalse(named.withoutEntities.contains { $0.contains("lock/d/gate_remotes") || $0.hasPrefix("garaged/d/gate/") },
+                       "the gate's lock and values are kept")
+    }
+
+    /// Each command topic takes exactly its payloads and names the door; anything else is
+    /// refused with what it takes, and a topic that is not a command topic is not a command.
+    func testCommandsOfTheLightAndTheLockAreParsedPerDoor() {
+        let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: true,
+                               version: "0", covers: [.init(id: "left", name: nil, light: true), .init(id: "gate", name: nil, opener: true)])
+        func parse(_ topic: String, _ payload: String) -> HomeAssistant.Parsed { ha.parse(topic: topic, payload: Array(payload.utf8)) }
+        XCTAssertEqual(parse("garaged/d/gate/command", "OPEN"), .ask(.move(.open, door: 1)))
+        XCTAssertEqual(parse("garaged/d/left/command", "open"), .unknown(expected: "OPEN, CLOSE or STOP"))
+        XCTAssertEqual(parse("garaged/d/left/light/set", "ON"), .ask(.light(true, door: 0)))
+        XCTAssertEqual(parse("garaged/d/gate/light/set", "OFF"), .ask(.light(false, door: 1)))
+        XCTAssertEqual(parse("garaged/d/gate/light/set", "on"), .unknown(expected: "ON or OFF"))
+        XCTAssertEqual(parse("garaged/d/gate/remotes/set", "LOCK"), .ask(.remotes(locked: true, door: 1)))
+        XCTAssertEqual(parse("garaged/d/gate/remotes/set", "UNLOCK"), .ask(.remotes(locked: false, door: 1)))
+        XCTAssertEqual(parse("garaged/d/gate/remotes/set", "LOCK\n"), .unknown(expected: "LOCK or UNLOCK"))
+        XCTAssertEqual(parse("garaged/d/left/remotes/set", "LOCK"), .notACommandTopic, "the left door has no opener")
+        XCTAssertEqual(parse("garaged/d/gate/light", "ON"), .notACommandTopic, "a state topic")
+        XCTAssertEqual(parse("homeassistant/status", "online"), .notACommandTopic)
+    }
+
+    /// The opener's light, the lock of its remotes, its motion and its openings come from the
+    /// door's status: each on its own topic, the lock and the count once the opener said them,
+    /// and only what changed between two snapshots.
+    func testTheOpenersValuesAreRetainedFromTheStatus() throws {
+        let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: nil)
+        var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4),
+                           doors: [DoorUnit(door: Door(timing: timing), id: "left"),
+                                   DoorUnit(door: Door(timing: timing, sensing: .reported(by: "opener", protocol: "secplus2", device: "/dev/pty"),
+                                                       index: 1), id: "gate")],
+                           store: MemoryStore())
+        let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: true,
+                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, opener: true)])
+        let kept = ["/light", "/remotes", "/motion", "/openings", "/obstruction"]
+        func values(_ snapshot: StatusSnapshot, _ old: StatusSnapshot? = nil, at ms: Int) -> [String] {
+            ha.retained(from: old, to: snapshot, at: t(ms)).filter { v in kept.contains { v.topic.hasSuffix($0) } }.map { "\($0.topic)=\($0.value)" }
+        }
+        let first = c.snapshot(at: t(0))
+        XCTAssertEqual(values(first, at: 0), ["garaged/d/gate/obstruction=OFF", "garaged/d/gate/light=OFF", "garaged/d/gate/motion=OFF"],
+                       "the left door has none; the lock and the count once the opener says them")
+        _ = c.openerReported(.closed, obstructed: false, of: 1, at: t(100))
+        c.openerReported(light: true, remotesLocked: true, of: 1)
+        c.openerCounted(openings: 41, of: 1)
+        c.openerSawMotion(of: 1, at: t(100))
+        let second = c.snapshot(at: t(100))
+        XCTAssertEqual(values(second, first, at: 100), ["garaged/d/gate/light=ON", "garaged/d/gate/remotes=LOCKED",
+                                                        "garaged/d/gate/motion=ON", "garaged/d/gate/openings=41"])
+        _ = c.openerReported(.closed, obstructed: true, of: 1, at: t(200))
+        c.openerReported(light: true, remotesLocked: false, of: 1)
+        c.openerCounted(openings: 42, of: 1)
+        _ = c.tick(1, at: t(200))
+        let third = c.snapshot(at: t(200))
+        XCTAssertEqual(values(third, second, at: 200), ["garaged/d/gate/obstruction=ON", "garaged/d/gate/remotes=UNLOCKED",
+                                                       "garaged/d/gate/openings=42"])
+        _ = c.tick(1, at: t(100 + 60_000))
+        XCTAssertEqual(values(c.snapshot(at: t(60_100)), third, at: 60_100).filter { $0.contains("motion") }, ["garaged/d/gate/motion=OFF"],
+                       "motion lasts motion-s")
+    }
+
     func testStatesAndCommands() {
         XCTAssertEqual(DoorPosition.allCases.map(HomeAssistant.state), ["closed", "opening", "open", "closing", "stopped"])
         XCTAssertEqual(HomeAssistant.command(Array("OPEN".utf8)), .open)

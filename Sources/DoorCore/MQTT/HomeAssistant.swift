@@ -24,13 +24,21 @@ public struct HomeAssistant: Sendable {
         public var id: String?
         /// Its name on the dashboard; nil: the device's.
         public var name: String?
-        /// A photo-eye is wired (`--sensor-obstruction`): the door gets an obstruction sensor.
+        /// A photo-eye is wired (`--sensor-obstruction`) or the opener has its own: the door gets
+        /// an obstruction sensor.
         public var photoEye: Bool
+        /// garaged can switch the door's light (a wired `--light`, or the opener's): a light entity.
+        public var light: Bool
+        /// An opener on its own wire reports the door: the lock of its remotes, its motion sensor
+        /// and its count of openings.
+        public var opener: Bool
 
-        public init(id: String?, name: String?, photoEye: Bool = false) {
+        public init(id: String?, name: String?, photoEye: Bool = false, light: Bool = false, opener: Bool = false) {
             self.id = id
             self.name = name
-            self.photoEye = photoEye
+            self.photoEye = photoEye || opener
+            self.light = light || opener
+            self.opener = opener
         }
     }
 
@@ -69,8 +77,60 @@ public struct HomeAssistant: Sendable {
     public func faultTopic(_ door: Int = 0) -> String { base(door) + "/fault" }
     /// The photo-eye's beam, `ON` (broken) or `OFF`, retained; only for a door with one.
     public func obstructionTopic(_ door: Int = 0) -> String { base(door) + "/obstruction" }
-    /// The door whose command topic `topic` is; nil for any other topic.
-    public func door(ofCommandTopic topic: String) -> Int? { covers.indices.first { commandTopic($0) == topic } }
+    /// The light, `ON` or `OFF`, retained; only for a door whose light garaged switches.
+    public func lightTopic(_ door: Int = 0) -> String { base(door) + "/light" }
+    /// `ON` or `OFF` for the light (only when commands are on).
+    public func lightCommandTopic(_ door: Int = 0) -> String { base(door) + "/light/set" }
+    /// The lock of the opener's remotes and keypads, `LOCKED` or `UNLOCKED`, retained.
+    public func remotesTopic(_ door: Int = 0) -> String { base(door) + "/remotes" }
+    /// `LOCK` or `UNLOCK` for the opener's remotes (only when commands are on).
+    public func remotesCommandTopic(_ door: Int = 0) -> String { base(door) + "/remotes/set" }
+    /// The opener's motion sensor, `ON` or `OFF`, retained.
+    public func motionTopic(_ door: Int = 0) -> String { base(door) + "/motion" }
+    /// The opener's count of openings, a number, retained once the opener said it.
+    public func openingsTopic(_ door: Int = 0) -> String { base(door) + "/openings" }
+    /// Every command topic garaged subscribes to with commands on: each door's cover, and its
+    /// light and its remotes' lock where it has them.
+    public var commandTopics: [String] {
+        covers.indices.flatMap { i -> [String] in
+            [commandTopic(i)] + (covers[i].light ? [lightCommandTopic(i)] : []) + (covers[i].opener ? [remotesCommandTopic(i)] : [])
+        }
+    }
+
+    /// What a message on a topic garaged subscribes to asks for.
+    public enum Parsed: Equatable, Sendable {
+        /// Not one of the command topics of this configuration.
+        case notACommandTopic
+        /// A command topic, with a payload it does not take: what it does take, for the log.
+        case unknown(expected: String)
+        case ask(DoorRequest.Ask)
+    }
+
+    /// The request a command message asks for: a move on a cover's topic, the light on or off,
+    /// the remotes locked or unlocked; payloads are exact (no case folding, no newline).
+    public func parse(topic: String, payload: [UInt8]) -> Parsed {
+        let text = String(decoding: payload, as: UTF8.self)
+        for i in covers.indices {
+            if topic == commandTopic(i) {
+                return HomeAssistant.command(payload).map { .ask(.move($0, door: i)) } ?? .unknown(expected: "OPEN, CLOSE or STOP")
+            }
+            if covers[i].light, topic == lightCommandTopic(i) {
+                switch text {
+                case HomeAssistant.on: return .ask(.light(true, door: i))
+                case HomeAssistant.off: return .ask(.light(false, door: i))
+                default: return .unknown(expected: "ON or OFF")
+                }
+            }
+            if covers[i].opener, topic == remotesCommandTopic(i) {
+                switch text {
+                case HomeAssistant.lock: return .ask(.remotes(locked: true, door: i))
+                case HomeAssistant.unlock: return .ask(.remotes(locked: false, door: i))
+                default: return .unknown(expected: "LOCK or UNLOCK")
+                }
+            }
+        }
+        return .notACommandTopic
+    }
     /// Home Assistant's birth message: `online` here means "publish your discovery again".
     public var birthTopic: String { discoveryPrefix + "/status" }
 
@@ -78,6 +138,10 @@ public struct HomeAssistant: Sendable {
     public static let offline = "offline"
     /// The obstruction sensor's payloads: Home Assistant's binary_sensor defaults.
     public static let beamBroken = "ON", beamClear = "OFF"
+    /// The light's and the motion sensor's payloads (Home Assistant's defaults).
+    public static let on = "ON", off = "OFF"
+    /// The lock's states and commands (Home Assistant's defaults).
+    public static let locked = "LOCKED", unlocked = "UNLOCKED", lock = "LOCK", unlock = "UNLOCK"
 
     /// Home Assistant's cover states for the door's positions.
     public static func state(_ position: DoorPosition) -> String { position.rawValue.lowercased() }
@@ -89,7 +153,8 @@ public struct HomeAssistant: Sendable {
 
     /// The retained values Home Assistant shows, from the snapshot: the lockout once (`none`, or
     /// each locked channel with its seconds), then each door's cover state, who last opened it,
-    /// its fault, and the photo-eye's beam when the door has one.
+    /// its fault, the photo-eye's beam when the door has one, its light when it has one, and what
+    /// its opener says (the lock of its remotes and the count of openings once said, its motion).
     public func retained(_ snapshot: StatusSnapshot, at now: Instant) -> [(topic: String, value: String)] {
         let locked = snapshot.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
         var values: [(topic: String, value: String)] = [(lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", "))]
@@ -100,6 +165,14 @@ public struct HomeAssistant: Sendable {
             values.append((faultTopic(door), status.fault.map { "\($0.rawValue): \($0.explanation)" } ?? "none"))
             if let obstructed = status.obstructed {
                 values.append((obstructionTopic(door), obstructed ? HomeAssistant.beamBroken : HomeAssistant.beamClear))
+            }
+            if let light = status.light { values.append((lightTopic(door), light ? HomeAssistant.on : HomeAssistant.off)) }
+            if let opener = status.opener {
+                if let locked = opener.remotesLocked {
+                    values.append((remotesTopic(door), locked ? HomeAssistant.locked : HomeAssistant.unlocked))
+                }
+                values.append((motionTopic(door), opener.motion ? HomeAssistant.on : HomeAssistant.off))
+                if let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
             }
         }
         return values
@@ -115,8 +188,9 @@ public struct HomeAssistant: Sendable {
         return values.filter { before[$0.topic] != $0.value }
     }
 
-    /// The retained discovery documents: a cover per door with its last opener, its fault and
-    /// (with a photo-eye) its obstruction, and the PIN lockout, all on one device. Publish each
+    /// The retained discovery documents: a cover per door with its last opener, its fault,
+    /// (with a photo-eye) its obstruction, (with a light garaged switches) its light, (with an
+    /// opener) the lock of its remotes, its motion and its openings, and the PIN lockout, all on one device. Publish each
     /// to its topic; an empty payload would remove it.
     public func discovery() -> [(topic: String, payload: JSONValue)] {
         let device: JSONValue = .object([
@@ -161,6 +235,40 @@ public struct HomeAssistant: Sendable {
                     ("payload_on", .string(HomeAssistant.beamBroken)), ("payload_off", .string(HomeAssistant.beamClear)),
                 ] + availability + [("device", device)])))
             }
+            let named = door.id != nil
+            func entity(_ component: String, _ object: String, _ label: String, _ fields: [(String, JSONValue)]) -> (String, JSONValue) {
+                (configTopic(component, i, object), .object([
+                    ("name", .string(title + (named ? label.lowercased() : label))),
+                    ("unique_id", .string("garaged_\(node)_\(id)_\(object)")),
+                ] + fields + availability + [("device", device)]))
+            }
+            if door.light {
+                // Home Assistant's light needs a command topic: without commands it is a sensor.
+                let state: [(String, JSONValue)] = [("state_topic", .string(lightTopic(i))),
+                                                    ("payload_on", .string(HomeAssistant.on)), ("payload_off", .string(HomeAssistant.off))]
+                documents.append(commandsEnabled
+                    ? entity("light", "light", "Light", state + [("command_topic", .string(lightCommandTopic(i)))])
+                    : entity("binary_sensor", "light", "Light", [("device_class", .string("light"))] + state))
+            }
+            if door.opener {
+                // Without commands the lock is a sensor too; its `lock` class is on when unlocked.
+                let lockFields: [(String, JSONValue)] = commandsEnabled
+                    ? [("state_topic", .string(remotesTopic(i))), ("command_topic", .string(remotesCommandTopic(i))),
+                       ("payload_lock", .string(HomeAssistant.lock)), ("payload_unlock", .string(HomeAssistant.unlock)),
+                       ("state_locked", .string(HomeAssistant.locked)), ("state_unlocked", .string(HomeAssistant.unlocked)),
+                       ("icon", .string("mdi:remote"))]
+                    : [("device_class", .string("lock")), ("state_topic", .string(remotesTopic(i))),
+                       ("payload_on", .string(HomeAssistant.unlocked)), ("payload_off", .string(HomeAssistant.locked))]
+                documents.append(entity(commandsEnabled ? "lock" : "binary_sensor", "remotes", "Remotes lock", lockFields))
+                documents.append(entity("binary_sensor", "motion", "Motion", [
+                    ("device_class", .string("motion")), ("state_topic", .string(motionTopic(i))),
+                    ("payload_on", .string(HomeAssistant.on)), ("payload_off", .string(HomeAssistant.off)),
+                ]))
+                documents.append(entity("sensor", "openings", "Openings", [
+                    ("state_topic", .string(openingsTopic(i))), ("state_class", .string("total_increasing")),
+                    ("icon", .string("mdi:counter")),
+                ]))
+            }
         }
         // The device's lockout: after the one door's opener as before doors had names, else last.
         let lockout = sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert")
@@ -169,8 +277,32 @@ public struct HomeAssistant: Sendable {
     }
 
     /// Door `door`'s obstruction sensor's discovery topic (`<door>_obstruction` for a named door).
-    func obstructionConfigTopic(_ door: Int) -> String {
-        "\(discoveryPrefix)/binary_sensor/\(node)/\(covers[door].id.map { "\($0)_" } ?? "")obstruction/config"
+    func obstructionConfigTopic(_ door: Int) -> String { configTopic("binary_sensor", door, "obstruction") }
+
+    /// The discovery topic of door `door`'s `object` as a Home Assistant `component`
+    /// (`<door>_<object>` for a named door).
+    func configTopic(_ component: String, _ door: Int, _ object: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(node)/\(covers[door].id.map { "\($0)_" } ?? "")\(object)/config"
+    }
+
+    /// Every discovery topic and retained value an opener's or a light's entities can have for
+    /// door `door`, whatever the config: what is cleared where this config has none of them.
+    private func openerAndLightTopics(_ door: Int) -> (light: [String], opener: [String]) {
+        ([configTopic("light", door, "light"), configTopic("binary_sensor", door, "light"), lightTopic(door)],
+         [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes"), configTopic("binary_sensor", door, "motion"),
+          configTopic("sensor", door, "openings"), remotesTopic(door), motionTopic(door), openingsTopic(door)])
+    }
+
+    /// The light's and the opener's entities that this config does not have (another door's
+    /// config, or commands switched on or off, may have left them retained): cleared at each
+    /// connect so Home Assistant drops them, as `withoutPhotoEye` is.
+    public var withoutEntities: [String] {
+        let kept = Set(discovery().map(\.topic))
+        return covers.indices.flatMap { i -> [String] in
+            let (light, opener) = openerAndLightTopics(i)
+            return (covers[i].light ? [] : [lightTopic(i)]) + (covers[i].opener ? [] : [remotesTopic(i), motionTopic(i), openingsTopic(i)])
+                + (light + opener).filter { $0.hasSuffix("/config") && !kept.contains($0) }
+        }
     }
 
     /// With named doors, what the one door of a config without sections left retained on the
@@ -182,7 +314,11 @@ public struct HomeAssistant: Sendable {
         return ["\(discoveryPrefix)/cover/\(node)/door/config", "\(discoveryPrefix)/sensor/\(node)/last_opened_by/config",
                 "\(discoveryPrefix)/sensor/\(node)/fault/config", "\(discoveryPrefix)/binary_sensor/\(node)/obstruction/config",
                 base + "/state", base + "/last_opened_by", base + "/fault", base + "/obstruction",
-                base + "/command"].filter { !kept.contains($0) }
+                base + "/command", base + "/light", base + "/remotes", base + "/motion", base + "/openings",
+                "\(discoveryPrefix)/light/\(node)/light/config", "\(discoveryPrefix)/binary_sensor/\(node)/light/config",
+                "\(discoveryPrefix)/lock/\(node)/remotes/config", "\(discoveryPrefix)/binary_sensor/\(node)/remotes/config",
+                "\(discoveryPrefix)/binary_sensor/\(node)/motion/config", "\(discoveryPrefix)/sensor/\(node)/openings/config",
+        ].filter { !kept.contains($0) }
     }
 
     /// Each door without a photo-eye: its obstruction sensor's discovery and value, cleared at

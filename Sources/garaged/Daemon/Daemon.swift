@@ -71,7 +71,8 @@ struct Daemon {
                                                            name: settings.bleName, commandsEnabled: m.commands,
                                                            version: BuildInfo.version,
                                                            covers: settings.doors.map {
-                                                               HomeAssistant.Cover(id: $0.id, name: $0.name, photoEye: $0.sensorObstruction != nil)
+                                                               HomeAssistant.Cover(id: $0.id, name: $0.name, photoEye: $0.sensorObstruction != nil,
+                                                                                   light: $0.light != nil, opener: $0.opener != nil)
                                                            }),
                             log: log, inbox: inbox)
         }

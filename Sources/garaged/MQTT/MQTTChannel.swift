@@ -221,14 +221,15 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     private func announce(_ c: OpaquePointer) {
         publish(c, ha.availabilityTopic, HomeAssistant.online, retain: true)
         lastDiscovery = clock.now()
-        // Named doors replace the one door's cover, and a door without a photo-eye has no
-        // obstruction sensor: Home Assistant drops what is cleared.
-        for topic in ha.formerSingleDoor + ha.withoutPhotoEye { publish(c, topic, "", retain: true) }
+        // Named doors replace the one door's cover, a door without a photo-eye has no
+        // obstruction sensor, one without a light or an opener none of theirs: Home Assistant
+        // drops what is cleared.
+        for topic in ha.formerSingleDoor + ha.withoutPhotoEye + ha.withoutEntities { publish(c, topic, "", retain: true) }
         for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
         sentRetained.removeAll()
         publishPending(c)
         _ = cmqtt_subscribe(c, ha.birthTopic, 1)
-        if settings.commands { for door in ha.covers.indices { _ = cmqtt_subscribe(c, ha.commandTopic(door), 1) } }
+        if settings.commands { for topic in ha.commandTopics { _ = cmqtt_subscribe(c, topic, 1) } }
     }
 
     /// The earliest a message read now can have arrived: after the socket was last seen empty,
@@ -249,7 +250,8 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
             if String(decoding: payload, as: UTF8.self) == HomeAssistant.online { rediscover(client) }
             return
         }
-        guard let door = ha.door(ofCommandTopic: topic), settings.commands else { return }
+        let parsed = ha.parse(topic: topic, payload: payload)
+        guard parsed != .notACommandTopic, settings.commands else { return }
         // An empty message clears a retained command (what the warning below tells the owner
         // to do): nothing to act on, nothing to warn about.
         guard !payload.isEmpty else { return }
@@ -259,11 +261,11 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
             ignored("a retained message (it would act again after every restart); publish commands without the retain flag, and clear it: mosquitto_pub -r -n -t \(topic)")
             return
         }
-        guard let command = HomeAssistant.command(payload) else {
-            ignored("not OPEN, CLOSE or STOP")
+        guard case .ask(let ask) = parsed else {
+            if case .unknown(let expected) = parsed { ignored("not \(expected) on \(topic)") }
             return
         }
-        inbox.request(DoorRequest(.move(command, door: door), from: MQTTChannel.source, arrived: arrived))
+        inbox.request(DoorRequest(ask, from: MQTTChannel.source, arrived: arrived))
     }
 
     /// Logs an ignored command once per burst of the same reason.

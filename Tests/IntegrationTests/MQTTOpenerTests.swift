@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+
+/// Home Assistant's entities for a door a Security+ 2.0 opener reports (issue 31): the
+/// obstruction sensor from its photo-eyes, its light, the lock of its remotes, its motion
+/// sensor and its count of openings, against a real mosquitto and Tests/secplus/fakeopener.py
+/// on a pty; commands go to the opener's wire only with `mqtt-commands`.
+final class MQTTOpenerTests: GaragedTestCase {
+    private let node = "openerdoor"
+    private var base: String { "garaged/\(node)" }
+    private var repo: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+    private var openerLink: String { dir + "/opener-tty" }
+    private var control: String { dir + "/opener-control" }
+    private var openerLog: String { dir + "/opener.jsonl" }
+
+    /// The fake opener on its pty, closed, with 17 openings counted; `tell` sends it what happens.
+    private func opener() throws -> ChildProcess {
+        let python = try Binaries.system("python3", package: "python3")
+        let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", openerLog, "--link", openerLink,
+                                      "--travel-s", "1", "--state", "closed", "--control", control], name: "fakeopener")
+        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
+        return fake
+    }
+
+    private func garaged(_ broker: MQTTBroker, _ extra: [String]) throws -> GaragedDaemon {
+        let process = try spawn(try Binaries.path(of: "garaged"),
+                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0", "--motion-s", "2",
+                                 "--opener", "secplus2:\(openerLink)", "--mqtt", broker.url, "--mqtt-client-id", node] + extra,
+                                name: "garaged-opener-mqtt")
+        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
+        try waitForSocket(daemon)
+        return daemon
+    }
+
+    /// Tells the fake opener something happened at it (motion, its photo-eyes, its wall button).
+    private func tell(_ line: String) throws {
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: control))
+        handle.write(Data((line + "\n").utf8))
+        try handle.close()
+    }
+
+    /// The packets the fake opener accepted from garaged: (name, nibble).
+    private func accepted() -> [(name: String, nibble: Int)] {
+        let text = (try? String(contentsOfFile: openerLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            // A line the fake is still writing is not JSON yet: read again later.
+            guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], o["accepted"] as? Bool == true,
+                  let name = o["name"] as? String, let nibble = o["nibble"] as? Int else { return nil }
+            return (name, nibble)
+        }
+    }
+
+    private func waitForValue(_ broker: MQTTBroker, _ topic: String, _ value: String, _ what: String) {
+        broker.waitForRetained(["\(base)/\(topic)"], what) { $0["\(base)/\(topic)"] == value }
+    }
+
+    func testTheOpenersEntitiesAreAnnouncedAndItsLockAndLightAreCommanded() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        _ = try opener()
+        let daemon = try garaged(broker, ["--mqtt-commands"])
+        let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the opener's entities and their values") {
+            $0["\(base)/openings"] == "17" && $0["\(base)/remotes"] == "UNLOCKED" && $0["homeassistant/lock/\(node)/remotes/config"] != nil
+        }
+        func doc(_ topic: String) -> [String: Any] { (json(held[topic] ?? "") as? [String: Any]) ?? [:] }
+        let lock = doc("homeassistant/lock/\(node)/remotes/config")
+        XCTAssertEqual(lock["command_topic"] as? String, "\(base)/remotes/set")
+        XCTAssertEqual(lock["state_topic"] as? String, "\(base)/remotes")
+        let light = doc("homeassistant/light/\(node)/light/config")
+        XCTAssertEqual(light["command_topic"] as? String, "\(base)/light/set")
+        XCTAssertEqual(light["state_topic"] as? String, "\(base)/light")
+        XCTAssertEqual(doc("homeassistant/binary_sensor/\(node)/motion/config")["device_class"] as? String, "motion")
+        XCTAssertEqual(doc("homeassistant/sensor/\(node)/openings/config")["state_class"] as? String, "total_increasing")
+        XCTAssertEqual(doc("homeassistant/binary_sensor/\(node)/obstruction/config")["state_topic"] as? String, "\(base)/obstruction",
+                       "the opener's photo-eyes are the door's")
+        XCTAssertNil(held["homeassistant/binary_sensor/\(node)/remotes/config"], "no read-only lock beside the lock")
+        XCTAssertEqual(held["\(base)/light"], "OFF")
+        XCTAssertEqual(held["\(base)/motion"], "OFF")
+        XCTAssertEqual(held["\(base)/obstruction"], "OFF")
+        XCTAssertEqual(held["\(base)/state"], "closed")
+
+        // LOCK: the opener gets LOCK on (nibble 1), and the lock's state follows its STATUS.
+        broker.waitForSubscription(of: node, to: "\(base)/remotes/set")
+        try broker.publish("\(base)/remotes/set", "LOCK")
+        XCTAssertTrue(waitUntil("LOCK on at the opener", timeout: .seconds(5)) { accepted().contains { $0.name == "LOCK" && $0.nibble == 1 } },
+                      "\(accepted())")
+        waitForValue(broker, "remotes", "LOCKED", "the remotes locked")
+        XCTAssertTrue(waitUntil("the lock in the history, asked by mqtt", timeout: .seconds(5)) {
+            daemon.log.contains("source=mqtt") && daemon.log.contains("remotes lock")
+        }, daemon.log)
+        try broker.publish("\(base)/remotes/set", "UNLOCK")
+        waitForValue(broker, "remotes", "UNLOCKED", "the remotes unlocked")
+        XCTAssertTrue(accepted().contains { $0.name == "LOCK" && $0.nibble == 0 }, "\(accepted())")
+
+        // The light: on and off, never a toggle (nibble 2), its state from the opener's STATUS.
+        try broker.publish("\(base)/light/set", "ON")
+        waitForValue(broker, "light", "ON", "the light on")
+        try broker.publish("\(base)/light/set", "OFF")
+        waitForValue(broker, "light", "OFF", "the light off")
+        let lights = accepted().filter { $0.name == "LIGHT" }.map(\.nibble)
+        XCTAssertEqual(lights, [1, 0], "LIGHT on, then off")
+
+        // What the opener says by itself: motion for motion-s, its photo-eyes.
+        try tell("motion")
+        waitForValue(broker, "motion", "ON", "motion")
+        waitForValue(broker, "motion", "OFF", "no motion once motion-s passed")
+        try tell("obstruct")
+        waitForValue(broker, "obstruction", "ON", "the opener's photo-eyes broken")
+        try tell("clear")
+        waitForValue(broker, "obstruction", "OFF", "clear again")
+        // A wall-button open is counted (garaged asks after each move).
+        try tell("button")
+        waitForValue(broker, "openings", "18", "the count after the wall button's open")
+
+        // A payload the lock does not take: ignored, said once, nothing sent to the opener.
+        let locks = accepted().filter { $0.name == "LOCK" }.count
+        try broker.publish("\(base)/remotes/set", "lock")
+        XCTAssertTrue(waitUntil("the ignored command logged", timeout: .seconds(5)) { daemon.log.contains("not LOCK or UNLOCK") }, daemon.log)
+        XCTAssertEqual(accepted().filter { $0.name == "LOCK" }.count, locks)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// Without `mqtt-commands` the light and the lock are read-only sensors: no command topic is
+    /// announced or subscribed, and a LOCK published anyway never reaches the opener.
+    func testWithoutCommandsTheLightAndTheLockAreOnlySensors() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        _ = try opener()
+        let daemon = try garaged(broker, [])
+        let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the opener's read-only entities") {
+            $0["\(base)/remotes"] == "UNLOCKED" && $0["homeassistant/binary_sensor/\(node)/remotes/config"] != nil
+        }
+        XCTAssertNil(held["homeassistant/lock/\(node)/remotes/config"])
+        XCTAssertNil(held["homeassistant/light/\(node)/light/config"])
+        let lock = (json(held["homeassistant/binary_sensor/\(node)/remotes/config"] ?? "") as? [String: Any]) ?? [:]
+        XCTAssertEqual(lock["device_class"] as? String, "lock")
+        XCTAssertNil(lock["command_topic"])
+        XCTAssertEqual((json(held["homeassistant/binary_sensor/\(node)/light/config"] ?? "") as? [String: Any])?["device_class"] as? String, "light")
+        try broker.publish("\(base)/remotes/set", "LOCK")
+        // Messages reach garaged in the order published: once the birth message that follows
+        // the LOCK has, a LOCK that was to arrive has too.
+        broker.waitForSubscription(of: node, to: "homeassistant/status")
+        try broker.publish("homeassistant/status", "online")
+        XCTAssertTrue(waitUntil("the discovery again", timeout: .seconds(10)) { daemon.log.contains("mqtt-discovery") }, daemon.log)
+        XCTAssertFalse(accepted().contains { $0.name == "LOCK" }, "commands are off: \(accepted())")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
+    /// A wired light (`--light`, a relay door) is a light too, switched by `ON` / `OFF`; the door
+    /// has no opener, so no lock, motion nor openings, and their topics are cleared.
+    func testAWiredLightIsALightWithoutTheOpenersEntities() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        let daemon = try startDaemon(["--light", "sim:\(dir)/light.trace", "--mqtt", broker.url, "--mqtt-client-id", node,
+                                      "--mqtt-commands", "--auto-close-s", "0"])
+        let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the wired light") {
+            $0["\(base)/light"] == "OFF" && $0["homeassistant/light/\(node)/light/config"] != nil && $0["\(base)/state"] == "closed"
+        }
+        XCTAssertFalse(held.keys.contains { $0.contains("remotes") || $0.contains("motion") || $0.contains("openings") }, "\(held)")
+        broker.waitForSubscription(of: node, to: "\(base)/light/set")
+        try broker.publish("\(base)/light/set", "ON")
+        waitForValue(broker, "light", "ON", "the wired light on")
+        XCTAssertTrue(((try? daemon.ask("12345Lstatus")) ?? "").contains(#""light":true"#))
+        try broker.publish("\(base)/light/set", "OFF")
+        waitForValue(broker, "light", "OFF", "the wired light off")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+}
