@@ -39,31 +39,41 @@ public enum HAPCharacteristic: Equatable, Sendable {
     case targetDoorState(door: Int)
     case obstructionDetected(door: Int)
     case lightOn(door: Int)
+    /// The lock of an opener's remotes and keypads: LockCurrentState (0 unsecured, 1 secured,
+    /// 3 unknown) and LockTargetState (0 unsecured, 1 secured).
+    case lockCurrentState(door: Int)
+    case lockTargetState(door: Int)
+    /// An opener's motion sensor.
+    case motionDetected(door: Int)
 
     public var readable: Bool { self != .identify }
     public var writable: Bool {
         switch self {
-        case .identify, .targetDoorState, .lightOn: return true
+        case .identify, .targetDoorState, .lightOn, .lockTargetState: return true
         default: return false
         }
     }
     public var notifies: Bool {
         switch self {
-        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn: return true
+        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn, .lockCurrentState, .lockTargetState, .motionDetected:
+            return true
         default: return false
         }
     }
     /// The door it belongs to, if any.
     public var door: Int? {
         switch self {
-        case .currentDoorState(let d), .targetDoorState(let d), .obstructionDetected(let d), .lightOn(let d): return d
+        case .currentDoorState(let d), .targetDoorState(let d), .obstructionDetected(let d), .lightOn(let d),
+             .lockCurrentState(let d), .lockTargetState(let d), .motionDetected(let d):
+            return d
         default: return nil
         }
     }
 }
 
 /// The accessory database `GET /accessories` answers: a GarageDoorOpener service per door (and a
-/// Lightbulb where a light is wired), AccessoryInformation, HAP's protocol information; with
+/// Lightbulb where a light is wired or an opener has one; the opener's lock of its remotes on
+/// the door's service and its MotionSensor for a door with an opener), AccessoryInformation, HAP's protocol information; with
 /// several doors a bridge (aid 1) and an accessory per door (aid 2 on). The instance ids are
 /// fixed by the layout, so a controller's cached ids stay right across restarts; any change of
 /// layout changes `digest`, which bumps the configuration number.
@@ -72,9 +82,12 @@ public struct HAPDatabase: Sendable {
     public struct Door: Equatable, Sendable {
         public var name: String
         public var hasLight: Bool
-        public init(name: String, hasLight: Bool) {
+        /// An opener on its own wire reports the door: the lock of its remotes and its motion.
+        public var hasOpener: Bool
+        public init(name: String, hasLight: Bool, hasOpener: Bool = false) {
             self.name = name
             self.hasLight = hasLight
+            self.hasOpener = hasOpener
         }
     }
 
@@ -161,8 +174,10 @@ public struct HAPDatabase: Sendable {
         switch e.characteristic {
         case .currentDoorState:
             members += [("minValue", .number(0)), ("maxValue", .number(4)), ("minStep", .number(1))]
-        case .targetDoorState:
+        case .targetDoorState, .lockTargetState:
             members += [("minValue", .number(0)), ("maxValue", .number(1)), ("minStep", .number(1))]
+        case .lockCurrentState:
+            members += [("minValue", .number(0)), ("maxValue", .number(3)), ("minStep", .number(1))]
         case .text(let s):
             members.append(("maxLen", .number(Int64(max(64, s.utf8.count)))))
         default: break
@@ -172,9 +187,9 @@ public struct HAPDatabase: Sendable {
 
     static func format(_ c: HAPCharacteristic) -> String {
         switch c {
-        case .identify, .obstructionDetected, .lightOn: return "bool"
+        case .identify, .obstructionDetected, .lightOn, .motionDetected: return "bool"
         case .text: return "string"
-        case .currentDoorState, .targetDoorState: return "uint8"
+        case .currentDoorState, .targetDoorState, .lockCurrentState, .lockTargetState: return "uint8"
         }
     }
 
@@ -190,16 +205,25 @@ public struct HAPDatabase: Sendable {
         ]
     }
 
-    /// GarageDoorOpener (iid 16) and, with a light, a Lightbulb (iid 32).
+    /// GarageDoorOpener (iid 16, with an opener's lock of its remotes at 21 and 22), with a
+    /// light a Lightbulb (iid 32), with an opener a MotionSensor (iid 48).
     static func door(_ index: Int, _ d: Door, aid: Int, from base: Int) -> [Service] {
         func c(_ iid: Int, _ type: String, _ k: HAPCharacteristic) -> Entry { Entry(id: HAPCharacteristicID(aid: aid, iid: iid), type: type, characteristic: k) }
         var services = [Service(iid: base, type: "41", primary: true, characteristics: [
             c(base + 1, "E", .currentDoorState(door: index)), c(base + 2, "32", .targetDoorState(door: index)),
             c(base + 3, "24", .obstructionDetected(door: index)), c(base + 4, "23", .text(d.name)),
         ])]
+        if d.hasOpener {
+            services[0].characteristics += [c(base + 5, "1D", .lockCurrentState(door: index)), c(base + 6, "1E", .lockTargetState(door: index))]
+        }
         if d.hasLight {
             services.append(Service(iid: base + 16, type: "43", primary: false, characteristics: [
                 c(base + 17, "25", .lightOn(door: index)), c(base + 18, "23", .text(d.name + " light")),
+            ]))
+        }
+        if d.hasOpener {
+            services.append(Service(iid: base + 32, type: "85", primary: false, characteristics: [
+                c(base + 33, "22", .motionDetected(door: index)), c(base + 34, "23", .text(d.name + " motion")),
             ]))
         }
         return services

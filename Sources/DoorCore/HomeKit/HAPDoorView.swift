@@ -1,21 +1,34 @@
 /// One door as HomeKit reads it: CurrentDoorState (Open 0, Closed 1, Opening 2, Closing 3,
-/// Stopped 4), TargetDoorState (Open 0, Closed 1), ObstructionDetected and the light.
+/// Stopped 4), TargetDoorState (Open 0, Closed 1), ObstructionDetected, the light, and what an
+/// opener says of the lock of its remotes and of motion.
 public struct HAPDoorView: Equatable, Sendable {
     public var current: Int
     public var target: Int
     public var obstruction: Bool
     public var light: Bool?
+    /// The opener's lock of its remotes and keypads; nil: not said yet (or no opener).
+    public var remotesLocked: Bool? = nil
+    /// The opener's motion sensor sees motion (false without an opener).
+    public var motion = false
 
     public static let open = 0, closed = 1
     /// CurrentDoorState's Closing.
     public static let closing = 3, stopped = 4
 
-    public init(current: Int, target: Int, obstruction: Bool, light: Bool?) {
+    public init(current: Int, target: Int, obstruction: Bool, light: Bool?, remotesLocked: Bool? = nil, motion: Bool = false) {
         self.current = current
         self.target = target
         self.obstruction = obstruction
         self.light = light
+        self.remotesLocked = remotesLocked
+        self.motion = motion
     }
+
+    /// LockCurrentState: 0 unsecured, 1 secured, 3 unknown (the opener has not said).
+    public var lockCurrent: Int { remotesLocked.map { $0 ? 1 : 0 } ?? 3 }
+    /// LockTargetState follows the lock (a write asks the opener, and the answer is what
+    /// counts): secured only when the opener says so.
+    public var lockTarget: Int { remotesLocked == true ? 1 : 0 }
 }
 
 extension HAPDoorView {
@@ -26,6 +39,7 @@ extension HAPDoorView {
     ///   close the door is still Open with target Closed, which the Home app shows as "Closing…".
     /// - ObstructionDetected is true while the photo-eye's beam is broken, and after a close that
     ///   did not reach CLOSED until the door is next seen closed.
+    /// - The lock and motion are the opener's, as its last report says.
     public init(_ status: DoorStatus) {
         let current: Int
         switch status.position {
@@ -38,7 +52,8 @@ extension HAPDoorView {
         var target = (status.position.heading ?? status.heading) == .closed ? HAPDoorView.closed : HAPDoorView.open
         // A warned close: still open, already on its way to closed.
         if status.warningOn && status.position != .closing && status.closesAt != nil { target = HAPDoorView.closed }
-        self.init(current: current, target: target, obstruction: status.closeFailed || status.obstructed == true, light: status.light)
+        self.init(current: current, target: target, obstruction: status.closeFailed || status.obstructed == true, light: status.light,
+                  remotesLocked: status.opener?.remotesLocked, motion: status.opener?.motion ?? false)
     }
 }
 
@@ -74,6 +89,9 @@ extension HAPCharacteristic {
         case .targetDoorState: return .number(Int64(view?.target ?? 1))
         case .obstructionDetected: return .bool(view?.obstruction ?? false)
         case .lightOn: return .bool(view?.light ?? false)
+        case .lockCurrentState: return .number(Int64(view?.lockCurrent ?? 3))
+        case .lockTargetState: return .number(Int64(view?.lockTarget ?? 0))
+        case .motionDetected: return .bool(view?.motion ?? false)
         }
     }
 

@@ -74,6 +74,10 @@ extension HAPSession {
                 guard let n = number, n == 0 || n == 1 else { statuses.append((id, .invalidValue)); continue }
                 writes.append((id, c, Int(n)))
                 requests.append(request(.light(n == 1, door: door)))
+            case .lockTargetState(let door):
+                guard let n = number, n == 0 || n == 1 else { statuses.append((id, .invalidValue)); continue }
+                writes.append((id, c, Int(n)))
+                requests.append(request(.remotes(locked: n == 1, door: door)))
             case .identify:
                 requests.append(request(.identify(door: 0)))
                 writes.append((id, c, 1))

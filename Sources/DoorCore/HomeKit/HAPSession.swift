@@ -117,19 +117,22 @@ public struct HAPSession: Sendable {
 
     /// The loop's verdicts on the requests the last answer handed out, in order (true:
     /// accepted): the write's answer, 204, or 207 with -70402 for each refusal, after which
-    /// every session is told the door's real target (this one first, before its answer).
+    /// every session is told the real target (the door's, or the lock's), this one first,
+    /// before its answer.
     public mutating func judged(_ accepted: [Bool], accessory: any HAPAccessoryModel) -> Output {
         guard let w = waiting else { return take() }
         waiting = nil
         var statuses = w.statuses
         for ((id, c, _), ok) in zip(w.writes, accepted) {
             statuses.append((id, ok ? .success : .unableToCommunicate))
-            guard case .targetDoorState(let door) = c, !ok else { continue }
-            if let (id, c) = accessory.database.notifying.first(where: { $0.1 == .targetDoorState(door: door) }) {
-                let real = [(id, c.value(among: accessory.views))]
-                out.bytes += event(real)
-                out.othersToTell.append(real)
+            switch c {
+            case .targetDoorState, .lockTargetState: break
+            default: continue
             }
+            guard !ok else { continue }
+            let real = [(id, c.value(among: accessory.views))]
+            out.bytes += event(real)
+            out.othersToTell.append(real)
         }
         answerWrites(statuses)
         return take()

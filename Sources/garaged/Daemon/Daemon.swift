@@ -235,7 +235,7 @@ struct Daemon {
     private func startHomeKit(clock: any MonotonicClock, inbox: LoopInbox, listeners: inout [Listener]) throws(ConfigError) -> HomeKitAccessory? {
         let crypto = LibCrypto()
         let database = HAPDatabase(name: settings.homekitName,
-                                   doors: settings.doors.map { HAPDatabase.Door(name: $0.name ?? $0.id ?? settings.homekitName, hasLight: $0.light != nil) },
+                                   doors: settings.doors.map(homeKitDoor),
                                    firmware: BuildInfo.version, serial: "garaged")
         let file = HomeKitFile(tablePath: settings.pins)
         let state: HAPAccessoryState
@@ -252,6 +252,12 @@ struct Daemon {
                              "paired": String(state.pairings.count), "config_number": String(state.configNumber),
                              "category": String(database.category)])
         return accessory
+    }
+
+    /// A door as HomeKit shows it: an opener has a light of its own (LIGHT on/off), the lock of
+    /// its remotes and a motion sensor, so its door gets the Lightbulb even with no light wired.
+    private func homeKitDoor(_ d: DoorSettings) -> HAPDatabase.Door {
+        HAPDatabase.Door(name: d.name ?? d.id ?? settings.homekitName, hasLight: d.light != nil || d.opener != nil, hasOpener: d.opener != nil)
     }
 
     /// Says at start what an automatic close will do without the safeguards a garage should

@@ -21,11 +21,11 @@ final class HAPSessionTests: XCTestCase {
         var views = [HAPDoorView(current: 1, target: 1, obstruction: false, light: false)]
         var exchanges = 100
 
-        init(crypto: any HAPCrypto, pairings: [HAPPairing]) {
+        init(crypto: any HAPCrypto, pairings: [HAPPairing], opener: Bool = false) {
             self.crypto = crypto
             state = HAPAccessoryState(id: "1A:2B:3C:4D:5E:6F", seed: [UInt8](repeating: 7, count: 32), setupCode: "031-45-154",
                                       setupID: "ABCD", pairings: pairings)
-            database = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: true)], firmware: "1.0", serial: "s")
+            database = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: true, hasOpener: opener)], firmware: "1.0", serial: "s")
         }
 
         func pairSetup(_ body: [UInt8], connection: Int, peer: String, at now: Instant) -> [UInt8] {
@@ -266,6 +266,38 @@ final class HAPSessionTests: XCTestCase {
         let bad = send(put("{\"aid\":1,\"iid\":18,\"value\":7},{\"aid\":1,\"iid\":99,\"value\":0}"), &session, &owner, accessory)
         XCTAssertTrue(bad.requests.isEmpty)
         XCTAssertEqual(statuses(bad.messages.first), [Int64(HAPStatus.invalidValue.rawValue), Int64(HAPStatus.doesNotExist.rawValue)])
+    }
+
+    /// A write of an opener's LockTargetState asks to lock or unlock its remotes, answered by its
+    /// verdict; a refusal is -70402 with the real target told first, as a door target's is.
+    func testALockWriteAsksTheOpenerToLockItsRemotes() throws {
+        var owner = phone("owner")
+        let accessory = Accessory(crypto: crypto, pairings: [owner.pairing], opener: true)
+        accessory.views[0].remotesLocked = false
+        var session = HAPSession(id: 1, peer: "192.0.2.7:5000")
+        try verify(&session, &owner, accessory)
+
+        let read = send(http("GET", "/characteristics?id=1.21,1.22,1.49"), &session, &owner, accessory).messages
+        XCTAssertEqual(read.first?.json?["characteristics"]?.arrayValue?.compactMap { $0["value"] }, [.number(0), .number(0), .bool(false)])
+        let (none, lock) = send(put("{\"aid\":1,\"iid\":22,\"value\":1}"), &session, &owner, accessory)
+        XCTAssertTrue(none.isEmpty, "answered once judged")
+        XCTAssertEqual(lock.map(\.ask), [.remotes(locked: true, door: 0)])
+        XCTAssertEqual(messages(session.judged([true], accessory: accessory).bytes, &owner).map(\.status), [204])
+
+        XCTAssertEqual(send(put("{\"aid\":1,\"iid\":22,\"ev\":true}"), &session, &owner, accessory).messages.map(\.status), [204])
+        _ = send(put("{\"aid\":1,\"iid\":22,\"value\":1}"), &session, &owner, accessory)
+        let refused = session.judged([false], accessory: accessory)
+        let told = messages(refused.bytes, &owner)
+        XCTAssertEqual(told.map(\.start), ["EVENT/1.0 200 OK", "HTTP/1.1 207 Multi-Status"])
+        XCTAssertEqual(told.first?.json?["characteristics"]?.arrayValue?.first?["value"]?.intValue, 0, "the real target: still unsecured")
+        XCTAssertEqual(statuses(told.last), [Int64(HAPStatus.unableToCommunicate.rawValue)])
+        XCTAssertEqual(refused.othersToTell.first?.first?.0, HAPCharacteristicID(aid: 1, iid: 22))
+
+        let bad = send(put("{\"aid\":1,\"iid\":22,\"value\":3},{\"aid\":1,\"iid\":21,\"value\":1},{\"aid\":1,\"iid\":49,\"value\":true}"),
+                       &session, &owner, accessory)
+        XCTAssertTrue(bad.requests.isEmpty)
+        XCTAssertEqual(statuses(bad.messages.first), [Int64(HAPStatus.invalidValue.rawValue), Int64(HAPStatus.readOnly.rawValue),
+                                                      Int64(HAPStatus.readOnly.rawValue)])
     }
 
     /// A timed write counts only with the pid `PUT /prepare` announced, once, before it expires
