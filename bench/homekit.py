@@ -279,7 +279,7 @@ class Session:
 # ------------------------------------------------------------------ the daemon
 
 class Garaged:
-    def __init__(self, args, name, flags):
+    def __init__(self, args, name, flags, relay=True):
         self.dir = args.dir
         self.name = name
         p = self.path
@@ -287,8 +287,8 @@ class Garaged:
                        check=True, stdout=subprocess.DEVNULL)
         self.log = p("log")
         self.proc = subprocess.Popen(
-            [os.path.join(args.bin, "garaged"), "--pins", p("pins"), "--socket", p("sock"), "--relay", f"sim:{p('trace')}",
-             "--events", p("events"), "--no-ble", "--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"] + flags,
+            [os.path.join(args.bin, "garaged"), "--pins", p("pins"), "--socket", p("sock")]
+            + (["--relay", f"sim:{p('trace')}"] if relay else []) + ["--events", p("events"), "--no-ble", "--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"] + flags,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
         self.pid = self.proc.pid
 
@@ -491,6 +491,43 @@ def main():
         r["edge_to_event"] = {"ns": edges, "debounce_ms": debounce, "flags": " ".join(flags_b)}
         g.stop()
         daemons.remove(g)
+
+        # ---- C: a Security+ 2.0 opener on a pty (Tests/secplus/fakeopener.py): its STATUS written
+        # → the EVENT of CurrentDoorState. Its wall button (the control FIFO) starts the door
+        # (Opening, 2) and stops it (Stopped, 4) in turns; travel 300 s, so it never arrives.
+        tty, control, writes = (os.path.join(args.dir, f"hk-c.{x}") for x in ("tty", "control", "writes"))
+        fake = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "..", "Tests", "secplus", "fakeopener.py"),
+                                 "--log", os.path.join(args.dir, "hk-c.fake.jsonl"), "--link", tty, "--travel-s", "300",
+                                 "--control", control, "--answer-ms", "0", "--writes", writes],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline_wait("the fake opener's pty", lambda: os.path.exists(tty))
+            flags_c = ["--opener", f"secplus2:{tty}", "--auto-close-s", "0"]
+            g = Garaged(args, "c", flags_c, relay=False)
+            daemons.append(g)
+            pairing_file = g.path("controller.json")
+            pair(g, pairing_file)
+            pairing = json.load(open(pairing_file))
+            s = Session(g.port, pairing).verify().subscribe()
+            deadline_wait("the opener's door CLOSED", lambda: json.loads(g.ask(PIN + "Lstatus")[0]).get("door") == "CLOSED")
+            say(f"status-to-event: {args.edges} STATUS packets of the opener's door")
+            samples = []
+            for n in range(args.edges):
+                want = 2 if n % 2 == 0 else 4
+                before = len(open(writes).readlines()) if os.path.exists(writes) else 0
+                with open(control, "w") as c:
+                    c.write("button\n")
+                arrived = s.until(answered=False, event=lambda v, want=want: v.get((1, CURRENT)) == want)
+                wrote = deadline_wait("the STATUS written", lambda: [json.loads(x) for x in open(writes).readlines()[before:]
+                                                                     if json.loads(x).get("name") == "STATUS"])
+                samples.append(arrived - int(wrote[0]["t"] * 1e9))
+            s.close()
+            r["status_to_event"] = {"ns": samples, "flags": " ".join(flags_c)}
+            g.stop()
+            daemons.remove(g)
+        finally:
+            fake.terminate()
+            fake.wait()
     except Failed as e:
         for g in daemons:
             sys.stderr.write(f"bench: homekit: garaged ({g.name}) log, last lines:\n" + "".join(open(g.log).readlines()[-15:]))

@@ -496,6 +496,8 @@ if path("homekit.json"):
                                closes=summary(wp["close_ns"]) if wp["close_ns"] else None, garaged_flags=wp["flags"]),
         "edge_to_event": dict(summary(h["edge_to_event"]["ns"]), debounce_ms=h["edge_to_event"]["debounce_ms"],
                               garaged_flags=h["edge_to_event"]["flags"]),
+        "status_to_event": dict(summary(h["status_to_event"]["ns"]), garaged_flags=h["status_to_event"]["flags"],
+                                goal_us=5000) if "status_to_event" in h else None,
         "memory": h["memory"],
     }
 if path("homekit-failed.txt"):
@@ -663,6 +665,9 @@ if "homekit" in r:
             f"in the trace: {k} ({hk['write_to_press']['samples']} presses, opens and closes)")
     latency("edge_to_event", lambda k: "HomeKit sim: closed switch's edge → `EVENT/1.0` of CurrentDoorState received, debounce "
             f"{hk['edge_to_event']['debounce_ms']} ms: {k} ({hk['edge_to_event']['samples']} edges)")
+    if hk.get("status_to_event"):
+        latency("status_to_event", lambda k: "HomeKit Security+ 2.0 opener on a pty: its STATUS written → `EVENT/1.0` of "
+                f"CurrentDoorState received (goal ≤ 5 ms): {k} ({hk['status_to_event']['samples']} STATUS packets)")
 
     def hkmem(x):
         return f"{x['vmrss_kib']:,} KiB ({x['anon_kib']:,} anon + {x['file_kib']:,} file)"

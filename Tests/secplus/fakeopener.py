@@ -134,12 +134,13 @@ class Opener:
         self.muted = args.mute
         self.light = self.locked = self.obstructed = False
         self.control_fd = None
+        self.writes_log = open(args.writes, "a", buffering=1) if args.writes else None
         if args.control:
             if not os.path.exists(args.control):
                 os.mkfifo(args.control)
             # Read and write: the FIFO never reads as ended when a writer closes it.
             self.control_fd = os.open(args.control, os.O_RDWR | os.O_NONBLOCK)
-        self.pending = []      # (due, bytes): answers waiting their 5 ms
+        self.pending = []      # (due, bytes, name): answers waiting their 5 ms
         self.busy = None       # (start, end) of the busy line, once started
         self.last_noise = 0.0
         self.max_gap = 0.0     # the longest pause between noise bytes while busy
@@ -155,7 +156,7 @@ class Opener:
             self.rolling += 1
             rolling = self.rolling
         # A real opener answers after the line has been quiet a while; the loop goes on meanwhile.
-        self.pending.append((time.monotonic() + self.args.answer_ms / 1000, encode(rolling, fixed, data)))
+        self.pending.append((time.monotonic() + self.args.answer_ms / 1000, encode(rolling, fixed, data), NAMES.get(command, hex(command))))
 
     def write(self, data):
         now = time.monotonic()
@@ -276,7 +277,10 @@ class Opener:
                 self.log.write(json.dumps({"busy_start": self.busy[0], "busy_end": self.last_noise, "max_gap": self.max_gap}) + "\n")
                 self.last_noise = 0.0
             while self.pending and self.pending[0][0] <= now:
-                self.write(self.pending.pop(0)[1])
+                _, packet, name = self.pending.pop(0)
+                self.write(packet)
+                if self.writes_log:
+                    self.writes_log.write(json.dumps({"t": time.monotonic(), "name": name}) + "\n")
             if self.arrive_at and now >= self.arrive_at[0]:
                 self.state, self.arrive_at = self.arrive_at[1], None
                 self.status()
@@ -321,6 +325,7 @@ def main():
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
     p.add_argument("--control", help="a FIFO of commands: motion, obstruct, clear, button")
+    p.add_argument("--writes", help="log each packet it sends (its name, when it went out) as a JSON line here")
     p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
     p.add_argument("--busy-s", type=float, default=0.0)
     p.add_argument("--echo-status", action="store_true")
