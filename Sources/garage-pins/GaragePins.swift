@@ -34,7 +34,7 @@ struct GaragePins: ParsableCommand {
           garage-pins who --today
         """,
         groupedSubcommands: [
-            CommandGroup(name: "Door", subcommands: [Open.self, Close.self, Status.self, Hold.self, Light.self, AutoClose.self, Unlock.self]),
+            CommandGroup(name: "Door", subcommands: [Open.self, Close.self, Status.self, Hold.self, Light.self, Remotes.self, AutoClose.self, Unlock.self]),
             CommandGroup(name: "PIN", subcommands: [List.self, Add.self, Edit.self, Delete.self, Label.self]),
             CommandGroup(name: "History", subcommands: [Log.self, Who.self]),
             CommandGroup(name: "Phones", subcommands: [Pair.self, Phones.self, Unpair.self]),

@@ -173,13 +173,13 @@ _garage-pins() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    open|close|status|hold|light|auto-close|unlock|list|add|edit|delete|label|log|who|pair|phones|unpair|homekit|init|master|check|import-eeprom|export|import|help)
+    open|close|status|hold|light|remotes|auto-close|unlock|list|add|edit|delete|label|log|who|pair|phones|unpair|homekit|init|master|check|import-eeprom|export|import|help)
         # Offer subcommand argument completions
         "_garage-pins_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'open close status hold light auto-close unlock list add edit delete label log who pair phones unpair homekit init master check import-eeprom export import help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'open close status hold light remotes auto-close unlock list add edit delete label log who pair phones unpair homekit init master check import-eeprom export import help' -- "${cur}"))
         ;;
     esac
 }
@@ -266,6 +266,27 @@ _garage-pins_hold() {
 }
 
 _garage-pins_light() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --pin --door)
+    __garage-pins_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--pin')
+        return
+        ;;
+    '--door')
+        return
+        ;;
+    esac
+}
+
+_garage-pins_remotes() {
     repeating_flags=()
     non_repeating_flags=(-h --help)
     repeating_options=()

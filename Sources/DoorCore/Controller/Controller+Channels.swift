@@ -74,8 +74,13 @@ extension Controller {
         outcome.command = logName(locked ? "remotes lock" : "remotes unlock", index)
         let reply = apply(doors[index].door.lockRemotes(locked, at: now), wall: wall, &outcome)
         outcome.replies = [reply]
-        let detail = reply == .ok ? "OK: \(locked ? "locked" : "unlocked")" : "\(reply.text): \(locked ? "lock" : "unlock")"
-        outcome.records += tagged([EventRecord(time: wall, kind: .remotes, source: source.description, detail: detail)], index)
+        outcome.records += tagged([EventRecord(time: wall, kind: .remotes, source: source.description,
+                                               detail: Controller.remotesDetail(locked, reply))], index)
         return outcome
+    }
+
+    /// The `remotes` record's detail, the same whoever asked: what was asked and what came of it.
+    static func remotesDetail(_ locked: Bool, _ reply: Reply) -> String {
+        reply == .ok ? "OK: \(locked ? "locked" : "unlocked")" : "\(reply.text): \(locked ? "lock" : "unlock")"
     }
 }

@@ -22,11 +22,12 @@ public enum Command: Equatable, Sendable {
     }
 
     /// True for a command about one door (`<PIN>@<door>:` may name which); the table's
-    /// commands and the local extensions are about none.
+    /// commands and the local extensions are about none, but for `Lremotes`.
     public var isAboutADoor: Bool {
         switch self {
         case .open, .close, .status, .hold, .light, .closeAfter: return true
-        case .list, .add, .edit, .delete, .local: return false
+        case .list, .add, .edit, .delete: return false
+        case .local(let c): return c.isAboutADoor
         }
     }
 

@@ -34,6 +34,9 @@ public enum LocalCommand: Equatable, Sendable {
     /// `Lhomekit[ pairings|reset]`: the setup code and URI, the paired controllers, or forgetting
     /// every pairing with a new code.
     case homekit(HomeKitVerb)
+    /// `Lremotes lock|unlock`: the opener's own remotes and keypads stop (or start again)
+    /// working; its wall button always works. About one door, so `@<door>:` may name it.
+    case remotes(locked: Bool)
 
     /// What `Lhomekit` asks.
     public enum HomeKitVerb: String, Equatable, Sendable {
@@ -69,7 +72,14 @@ public enum LocalCommand: Equatable, Sendable {
         case .unpair: return "unpair"
         case .doors(let slot, _): return "doors \(slot)"
         case .homekit(let verb): return verb == .info ? "homekit" : "homekit " + verb.rawValue
+        case .remotes(let locked): return locked ? "remotes lock" : "remotes unlock"
         }
+    }
+
+    /// True for the one extension about a door (`remotes`): `<PIN>@<door>:` may name which.
+    public var isAboutADoor: Bool {
+        if case .remotes = self { return true }
+        return false
     }
 
     /// The argument text after `L` (UTF-8, so labels may be any language).
@@ -87,6 +97,7 @@ public enum LocalCommand: Equatable, Sendable {
         case .unpair(let label): return "unpair " + label
         case .doors(let slot, let doors): return "doors \(slot) " + (doors?.joined(separator: ",") ?? "all")
         case .homekit(let verb): return verb == .info ? "homekit" : "homekit " + verb.rawValue
+        case .remotes(let locked): return locked ? "remotes lock" : "remotes unlock"
         }
     }
 
@@ -115,6 +126,7 @@ public enum LocalCommand: Equatable, Sendable {
             guard words.count == 2, topic == .log, let since = Int64(words[1]) else { return nil }
             return .follow(topic, since: since)
         case "phones": return rest == nil ? .phones : nil
+        case "remotes": return rest == "lock" ? .remotes(locked: true) : rest == "unlock" ? .remotes(locked: false) : nil
         case "homekit":
             guard let rest else { return .homekit(.info) }
             return HomeKitVerb(rawValue: rest).flatMap { $0 == .info ? nil : .homekit($0) }
