@@ -107,6 +107,12 @@ public struct Door: Sendable, Equatable {
     var switches = DoorSwitches()
     /// A door whose opener reports it (`DoorSensing.opener`): true while the opener answers.
     public internal(set) var openerAnswering = false
+    /// A door whose opener reports it: true once the opener said where the door is (its first
+    /// such report is where the door was found, as the switches' levels are at start).
+    var openerFound = false
+    /// A door whose opener reports it: true once the opener said where the door is since it
+    /// last went silent (an "it answers" alone says nothing of where the door went meanwhile).
+    var openerHeard = false
     var expectation: Expectation?
     /// When a door that is moving counts as arrived (an end inferred from the travel time) or,
     /// at an end a switch senses, as STOPPED.
