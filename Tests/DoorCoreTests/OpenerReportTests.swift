@@ -91,4 +91,51 @@ final class OpenerReportTests: XCTestCase {
         _ = c.openerAnswered(false, at: t(5_000))
         XCTAssertEqual(c.snapshot(at: t(5_000)).record(door: 0, at: t(5_000))["opener"]?["state"], .string("silent"))
     }
+
+    /// Found by the property test (property/, the opener garage): a door the opener first
+    /// reported OPEN when garaged started was closed by auto-close, unasked, where a door a
+    /// switch finds open at start never is; and its first report read as a move by someone else.
+    func testADoorFoundOpenAtStartIsNeverClosedUnasked() {
+        let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(5), warning: nil)
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), at: t(0))
+        let found = d.openerReported(.open, obstructed: false, at: t(100))
+        XCTAssertEqual(d.position, .open)
+        XCTAssertFalse(found.contains { if case .moved = $0 { return true } else { return false } }, "where it was, not a move: \(found)")
+        XCTAssertTrue(d.advance(to: t(60_000)).presses.isEmpty, "found open: reported, never closed unasked")
+        XCTAssertNil(d.closesAt(at: t(60_000)))
+        // Once it has moved (the remote), it is the opener's open like any other: auto-close runs.
+        _ = d.openerReported(.closing, obstructed: false, at: t(61_000))
+        _ = d.openerReported(.opening, obstructed: false, at: t(62_000))
+        _ = d.openerReported(.open, obstructed: false, at: t(63_000))
+        XCTAssertEqual(d.advance(to: t(70_000)).presses.map(\.reason), [.autoClose])
+    }
+
+    /// Found by the property test (an opener's reports reordered with requests): the drive's
+    /// "it answers" reached the door before the STATUS it came with, and a request between them
+    /// was pressed with the door's place unknown (at start) or as it was before the silence.
+    func testAnsweringAloneIsNotKnowingWhereTheDoorIs() {
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), at: t(0))
+        XCTAssertEqual(d.openerAnswered(true), [])
+        XCTAssertEqual(d.request(open: true, at: t(10)).refusal, .openerSilent("the Security+ 2.0 opener on /dev/ttyS0"), "at start")
+        _ = d.openerReported(.closed, obstructed: false, at: t(20))
+        XCTAssertNil(d.refusal(.open, automatic: false, age: nil))
+        _ = d.openerAnswered(false)
+        _ = d.openerAnswered(true)
+        XCTAssertEqual(d.refusal(.open, automatic: false, age: nil), .openerSilent("the Security+ 2.0 opener on /dev/ttyS0"), "back, but where is the door now?")
+        _ = d.openerReported(.unknown, obstructed: false, at: t(30))
+        XCTAssertNotNil(d.refusal(.open, automatic: false, age: nil), "a state it does not name says nothing")
+        _ = d.openerReported(.open, obstructed: false, at: t(40))
+        XCTAssertEqual(d.refusal(.open, automatic: false, age: nil), .alreadyThere(.open))
+        XCTAssertNil(d.refusal(.close, automatic: false, age: nil))
+    }
+
+    /// A close that failed before a restart is resolved when the opener first says CLOSED, as a
+    /// door a switch finds closed at start is.
+    func testAKeptFailedCloseEndsWhenTheOpenerFirstSaysClosed() {
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), closeFailed: true, at: t(0))
+        _ = d.openerReported(.closed, obstructed: false, at: t(100))
+        XCTAssertEqual(d.position, .closed)
+        XCTAssertFalse(d.closeFailed)
+        XCTAssertNil(d.fault)
+    }
 }

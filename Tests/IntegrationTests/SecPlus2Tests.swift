@@ -120,6 +120,50 @@ final class SecPlus2Tests: GaragedTestCase {
         XCTAssertTrue(readText(pinsPath + ".opener").contains("reserved-below "), "kept beside the table")
     }
 
+    /// SIGKILL right after garaged sent its commands (the questions at start, then a door
+    /// action's press, its release perhaps not yet), three times, then a fourth start: no run sends a code at or below one an
+    /// earlier run sent (the block reserved on disk before use survives the kill), and the
+    /// opener, which refuses codes below the last it accepted, accepted every packet.
+    func testASIGKILLRightAfterCommandsNeverReusesARollingCode() throws {
+        try initTable()
+        try startOpener()
+        var highest: UInt32?
+        for run in 1...3 {
+            let first = received().count
+            let daemon = try startWithOpener()
+            // The fake moves its door on the release: a run killed before it finds the door where
+            // it was, one killed after finds it moving, then at the other end.
+            guard waitUntil("run \(run): the opener's STATUS, the door at an end", timeout: .seconds(10), {
+                daemon.log.contains("opener-status door=1 state=closed ") || daemon.log.contains("opener-status door=1 state=open ")
+            }) else { return XCTFail(daemon.log) }
+            let ask = daemon.log.contains("opener-status door=1 state=closed ") ? "12345O=1" : "12345O=0"
+            XCTAssertEqual(try daemon.ask(ask), "OK")
+            guard waitUntil("run \(run): the DOOR_ACTION press at the opener", timeout: .seconds(5), {
+                received().dropFirst(first).contains { $0.name == "DOOR_ACTION" }
+            }) else { return XCTFail("\(received())") }
+            daemon.process.signal(SIGKILL)
+            XCTAssertEqual(daemon.process.waitForExit(timeout: .seconds(5)), .signaled(SIGKILL))
+            let codes = received().dropFirst(first).compactMap(\.rolling)
+            XCTAssertGreaterThanOrEqual(codes.count, 3, "GET_STATUS, GET_OPENINGS and the press: \(received())")
+            if let highest, let lowest = codes.min() {
+                XCTAssertGreaterThan(lowest, highest, "run \(run) reused a code at or below the last before its kill: \(codes)")
+            }
+            highest = codes.max() ?? highest
+        }
+        let first = received().count
+        let daemon = try startWithOpener()
+        XCTAssertTrue(waitUntil("the fourth run's questions", timeout: .seconds(5)) { received().count >= first + 2 }, "\(received())")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let after = received().dropFirst(first).compactMap(\.rolling)
+        if let highest, let lowest = after.min() {
+            XCTAssertGreaterThan(lowest, highest, "the run after the last kill reused a code: \(after)")
+        }
+        let all = received()
+        XCTAssertTrue(all.allSatisfy { $0.refused == nil && $0.accepted == true }, "the opener accepted every packet: \(all)")
+        XCTAssertEqual(all.filter { $0.name == "DOOR_ACTION" && $0.byte1 == 1 }.count, 3, "one press a run: \(all)")
+        XCTAssertEqual(Set(all.compactMap(\.client)).count, 1, "one client id, kept across the kills")
+    }
+
     func testARelayBesideAnOpenerIsRefusedNamingBoth() throws {
         try initTable()
         let process = try spawn(try Binaries.path(of: "garaged"),

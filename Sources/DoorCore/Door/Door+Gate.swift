@@ -20,7 +20,8 @@
 ///    it, a photo-eye of garaged's own) unstoppable from here. (Where the opener has already
 ///    reversed the door for its own eye, the press finds it rising: most openers stop.)
 /// 6b. no press of a door whose opener speaks on its own wire while that opener is silent
-///    (before it first answered, or once it stopped): its state is not known;
+///    (before it first answered, or once it stopped), nor until it has said where the door is
+///    (since it last went silent): its state is not known;
 /// 7. with a warning output, no press from anywhere but CLOSED unless the warning has been on,
 ///    as the daemon confirmed it, for the whole warning time.
 ///
@@ -56,7 +57,7 @@ extension Door {
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
-        if let opener = sensing.opener, !openerAnswering { return .openerSilent(opener) }
+        if let opener = sensing.opener, !openerAnswering || !openerHeard { return .openerSilent(opener) }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
         if closedSensed && openSensed { return .sensorsContradict }
         switch reason {

@@ -9,6 +9,11 @@ extension Door {
         guard sensing.opener != nil else { return [] }
         var events = openerAnswered(true)
         events += sensor(.obstruction, active: obstructed, at: now)
+        if state != .unknown { openerHeard = true }
+        if !openerFound && state != .unknown {
+            openerFound = true
+            if state == .open || state == .closed || state == .stopped { return events + found(state, at: now) }
+        }
         switch state {
         case .unknown:
             break
@@ -93,6 +98,27 @@ extension Door {
                             remotesLocked: remotesLocked, motion: motion(at: now) ?? false, openings: openings)
     }
 
+    /// The opener's first word on where the door rests, since the door was made: where it was
+    /// found, as `init` takes the switches' levels. Not a move by someone else, and a door found
+    /// open is never closed unasked (no auto-close until it moves); found closed ends a close
+    /// failed before a restart.
+    private mutating func found(_ state: OpenerDoorState, at now: Instant) -> [Event] {
+        switches[.closed] = Debouncer(period: .zero, initial: state == .closed)
+        switches[.open] = Debouncer(period: .zero, initial: state == .open)
+        switch state {
+        case .closed:
+            enter(.closed, at: now)
+            closeFailed = false
+            if fault == .didNotClose { fault = nil }
+        case .open:
+            enter(.open, at: now)
+        default:
+            enter(.stopped, at: now)
+        }
+        heading = position.heading ?? .open
+        return []
+    }
+
     /// Whether the opener answers: a door whose opener went silent has the fault
     /// `opener-silent` and takes no press until it answers again (the gate's rule 6b).
     public mutating func openerAnswered(_ answering: Bool) -> [Event] {
@@ -102,6 +128,7 @@ extension Door {
             if fault == .openerSilent { fault = nil }
             return []
         }
+        openerHeard = false
         guard fault != .openerSilent else { return [] }
         fault = .openerSilent
         return [.fault(.openerSilent)]

@@ -115,6 +115,12 @@ public struct Door: Sendable, Equatable {
     public internal(set) var openings: Int?
     /// Until when its motion sensor reads motion; nil when it saw none.
     public internal(set) var motionUntil: Instant?
+    /// A door whose opener reports it: true once the opener said where the door is (its first
+    /// such report is where the door was found, as the switches' levels are at start).
+    var openerFound = false
+    /// A door whose opener reports it: true once the opener said where the door is since it
+    /// last went silent (an "it answers" alone says nothing of where the door went meanwhile).
+    var openerHeard = false
     var expectation: Expectation?
     /// When a door that is moving counts as arrived (an end inferred from the travel time) or,
     /// at an end a switch senses, as STOPPED.

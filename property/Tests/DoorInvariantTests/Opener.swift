@@ -20,6 +20,8 @@ struct Opener: Sendable {
     var beamBroken = false
     /// A switch forced to read active, whatever the door does.
     var stuck: Set<DoorSwitch> = []
+    /// A Security+ 2.0 opener that answers on its wire (false: silent, and deaf to commands).
+    var answering = true
 
     init(place: Double, travel: Duration) {
         self.place = place
@@ -37,6 +39,49 @@ struct Opener: Sendable {
         }
         // Reversed at the very end it was going to: it is there, at rest.
         if motion == .up && place >= 1 || motion == .down && place <= 0 { motion = .idle }
+    }
+
+    /// What an explicit command on a Security+ 2.0 opener's wire does (never a toggle): open
+    /// raises a door that is not rising or open, close lowers one that is not falling or
+    /// closed (not while its photo-eyes see something: it refuses), stop halts a moving door.
+    mutating func command(_ action: DoorAction) {
+        switch action {
+        case .open:
+            guard motion != .up, !(motion == .idle && place >= 1) else { return }
+            motion = .up
+        case .close:
+            guard !beamBroken, motion != .down, !(motion == .idle && place <= 0) else { return }
+            motion = .down
+        case .stop:
+            guard motion != .idle else { return }
+            lastTravel = motion
+            motion = .idle
+            return
+        }
+        lastTravel = motion
+        atRestAtItsEnd()
+    }
+
+    /// The opener's own safety: a closing door whose photo-eyes' beam breaks goes back up.
+    mutating func reverseIfClosingOnTheBeam() {
+        guard beamBroken, motion == .down else { return }
+        motion = .up
+        lastTravel = .up
+        atRestAtItsEnd()
+    }
+
+    /// Sent toward the very end it is at: it is there, at rest.
+    private mutating func atRestAtItsEnd() {
+        if motion == .up && place >= 1 || motion == .down && place <= 0 { motion = .idle }
+    }
+
+    /// What a Security+ 2.0 opener's STATUS says of its door now.
+    var reportedState: OpenerDoorState {
+        switch motion {
+        case .up: return .opening
+        case .down: return .closing
+        case .idle: return place <= 0 ? .closed : place >= 1 ? .open : .stopped
+        }
     }
 
     /// The level a switch reads now.

@@ -15,6 +15,14 @@ struct Garage: Sendable, CustomStringConvertible {
     var bounce: Bool
     /// 0 closed, 1 open, between: stopped halfway.
     var start: Double
+    /// A door reported by a Security+ 2.0 opener (`sensing.opener`): its reports reach garaged
+    /// up to this many ms after each change (in the order sent), some twice.
+    var reportDelayMs = 0
+    /// Where the opener world's delays and duplicates come from.
+    var seed = 0
+
+    /// True for a door reported by an opener on its own wire instead of switches and a relay.
+    var opener: Bool { sensing.opener != nil }
 
     static let warningS = 5
     static let pulseMs = 300
@@ -25,7 +33,10 @@ struct Garage: Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        "Garage(switches: \(sensing.description), warning: \(warning), debounce \(debounceMs) ms, travel \(travelS) s (really \(realTravelS) s), auto-close \(autoCloseS.map { "\($0) s" } ?? "off")\(autoCloseAny ? "" : " (own openings)"), bounce: \(bounce), start at \(start))"
+        if opener {
+            return "Garage(opener, reports delayed up to \(reportDelayMs) ms, seed \(seed), warning: \(warning), travel \(travelS) s (really \(realTravelS) s), auto-close \(autoCloseS.map { "\($0) s" } ?? "off")\(autoCloseAny ? "" : " (own openings)"), start at \(start))"
+        }
+        return "Garage(switches: \(sensing.description), warning: \(warning), debounce \(debounceMs) ms, travel \(travelS) s (really \(realTravelS) s), auto-close \(autoCloseS.map { "\($0) s" } ?? "off")\(autoCloseAny ? "" : " (own openings)"), bounce: \(bounce), start at \(start))"
     }
 }
 
@@ -66,6 +77,12 @@ enum Step: Sendable, CustomStringConvertible {
     /// One channel floods the door with a stored PIN: `O=0`, `O=1`, `H=1`, `H=0` over and over,
     /// this many, 10 ms apart.
     case flood(Channel, Int)
+    /// The opener repeats its state now (an answer to GET_STATUS); every n-th time its state
+    /// nibble names none (`unknown`). Nothing for a relay's door.
+    case report(Int)
+    /// The opener goes silent, or answers again; garaged hears of it this many ms later.
+    /// Nothing for a relay's door.
+    case silence(Int)
 
     var description: String {
         switch self {
@@ -82,6 +99,8 @@ enum Step: Sendable, CustomStringConvertible {
         case .warningFails: return "warningFails"
         case .stick(let s): return "stick(\(s))"
         case .flood(let c, let n): return "flood(\(c), \(n))"
+        case .report(let n): return "report(\(n % 7 == 0 ? "unknown" : "state"))"
+        case .silence(let ms): return "silence(told after \(ms) ms)"
         }
     }
 }
@@ -119,4 +138,37 @@ enum Scenarios {
     }
 
     static let steps = step.array(of: 1...120)
+
+    /// A garage whose door a Security+ 2.0 opener reports and drives: no switches, no relay,
+    /// its reports delayed by up to none, 40 or 400 ms.
+    static let openerGarage = zip(Gen.bool, Gen.int(in: 0...2), Gen.int(in: 0...3), Gen.int(in: 0...2), Gen.int(in: 0...2),
+                                  Gen.int(in: 0...999)).map { warning, travel, auto, start, delay, seed -> Garage in
+        Garage(sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0"), warning: warning, debounceMs: 0, travelS: [8, 10, 12][travel],
+               realTravelS: [6, 10, 14][(travel + auto) % 3], autoCloseS: [nil, 5, 30, 30][auto], autoCloseAny: auto != 3,
+               bounce: false, start: [0, 1, 0.5][start], reportDelayMs: [0, 40, 400][delay], seed: seed)
+    }
+
+    /// The steps at an opener's door: those of any garage (but stuck switches, it has none),
+    /// plus the opener's own reports at any time and its silences.
+    static let openerStep = zip(Gen.int(in: 0...99), Gen.int(in: 0...999)).map { kind, n -> Step in
+        switch kind {
+        case 0..<24:
+            return .ask(Step.Channel.allCases[n % 3], Step.Who.allCases[(n / 3) % 3], Step.Ask.allCases[(n / 9) % 5])
+        case 24..<30: return .mqtt(Controller.ChannelCommand.allCases[n % 3])
+        case 30..<33: return .homekit([.open, .close, nil][n % 3])
+        case 33..<36: return .homekitTarget(n % 2)
+        case 36..<58: return .wait(100 + n * 20)
+        case 58..<62: return .remote
+        case 62..<66: return n % 3 == 0 ? .obstacle : .beam
+        case 66..<69: return .stall(500 + n * 5, Controller.ChannelCommand.allCases[n % 3])
+        case 69..<71: return .restart
+        case 71..<73: return .warningFails
+        case 73..<75: return .flood(Step.Channel.allCases[n % 3], 10 + n / 10)
+        case 75..<85: return .report(n)
+        case 85..<90: return .silence(n * 8)
+        default: return .wait(30_000 + n * 60)
+        }
+    }
+
+    static let openerSteps = openerStep.array(of: 1...120)
 }

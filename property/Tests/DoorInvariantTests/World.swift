@@ -3,7 +3,10 @@ import DoorCore
 /// The door's controller driven as the daemon drives it (presses to a relay that releases
 /// after its pulse, the warning output confirmed or failing, switch edges stamped as the
 /// kernel stamps them, stalls, restarts), wired to a simulated opener, with every press
-/// checked against the door's invariants (docs/threat-model.md) as it is made.
+/// checked against the door's invariants (docs/threat-model.md) as it is made. In a garage
+/// whose door a Security+ 2.0 opener reports (`Garage.opener`) the same opener speaks on its
+/// wire instead: its STATUS reaches the door late, twice, or at any time, it goes silent and
+/// comes back, and a press is its explicit command (`PressPermit.action`).
 final class World {
     let garage: Garage
     private(set) var now = Instant(nanoseconds: 1_000_000_000)
@@ -34,6 +37,24 @@ final class World {
     private var beamClearFrom = Instant(nanoseconds: 0)
     private var warnedBy: [String: [Instant]] = [:]
 
+    /// What an opener's drive has read off the wire but the door not yet heard, in the order
+    /// sent: its STATUS (the state and the obstruction), or that it answers or went silent.
+    private enum News { case status(OpenerDoorState, obstructed: Bool), answering(Bool) }
+    private var news: [(at: Instant, what: News)] = []
+    /// The opener's STATUS as it last put it on the wire (nil: nothing since garaged started).
+    private var sent: (state: OpenerDoorState, obstructed: Bool)?
+    /// The opener's door as it really was at the last look: its moves count as something
+    /// happening (a door found where it is at start is not).
+    private var physical: OpenerDoorState
+    /// Where the opener last said the door is (not `unknown`), whether it said the beam is
+    /// broken, and whether it answers, as the door has been told: what its invariants are about.
+    private var toldState: OpenerDoorState?
+    private var toldObstructed = false
+    private var toldAnswering = false
+    /// The opener said where the door is since it was last told silent (or garaged started).
+    private var toldWhereSinceSilence = false
+    private var random: UInt64
+
     /// Every broken invariant, with when.
     private(set) var violations: [String] = []
     /// Presses made, by reason.
@@ -49,13 +70,17 @@ final class World {
     init(_ garage: Garage) {
         self.garage = garage
         opener = Opener(place: garage.start, travel: .seconds(garage.realTravelS))
+        physical = opener.reportedState
+        random = UInt64(truncatingIfNeeded: garage.seed) &* 0x9E37_79B9_7F4A_7C15 | 1
         var t = try! PinTable(master: PIN("12345")!, capacity: 4)
         _ = try! t.add(PIN("guest")!)
         table = t
         controller = Controller(table: t, door: Door(timing: garage.timing), store: NoStore())
-        for s in DoorSwitch.allCases { raw[s] = (opener.reads(s), now) }
+        // A door with an opener has no switches: the door knows nothing until it answers.
+        for s in DoorSwitch.allCases { raw[s] = (garage.opener ? false : opener.reads(s), now) }
         controller = makeController()
         view = HAPDoorView(controller.status(at: now))
+        if garage.opener { openerDriveStarts() }
     }
 
     private func makeController() -> Controller {
@@ -113,11 +138,17 @@ final class World {
         case .remote:
             opener.press()
             quietSinceStart = false
+            openerChanged()
         case .obstacle:
             opener.obstacle = true
         case .beam:
             opener.beamBroken.toggle()
-            lineChanged(.obstruction, at: now)
+            if garage.opener {
+                opener.reverseIfClosingOnTheBeam()
+                openerChanged()
+            } else {
+                lineChanged(.obstruction, at: now)
+            }
             run(for: .zero)
         case .stall(let ms, let command):
             let arrives = now + .milliseconds(ms / 2)
@@ -134,6 +165,14 @@ final class World {
             releaseUntold = false
             warningSince = nil
             edges.removeAll()
+            news.removeAll()
+            if garage.opener {
+                for s in DoorSwitch.allCases { raw[s] = (false, now) }
+                toldState = nil
+                toldObstructed = false
+                toldAnswering = false
+                toldWhereSinceSilence = false
+            }
             controller = makeController()
             view = HAPDoorView(controller.status(at: now))
             quietSinceStart = true
@@ -141,6 +180,7 @@ final class World {
             // Each channel's allowance of warnings starts again with the daemon.
             warnedBy.removeAll()
             feed { $0.tick(at: now) }
+            if garage.opener { openerDriveStarts() }
         case .warningFails:
             warningFailsNext = true
         case .flood(let channel, let count):
@@ -150,10 +190,111 @@ final class World {
                 run(for: .milliseconds(10))
             }
         case .stick(let which):
+            guard !garage.opener else { return }
             if opener.stuck.contains(which) { opener.stuck.remove(which) } else { opener.stuck.insert(which) }
             lineChanged(which, at: now)
             run(for: .zero)
+        case .report(let n):
+            guard garage.opener, opener.answering else { return }
+            let state = n % 7 == 0 ? OpenerDoorState.unknown : opener.reportedState
+            queue(.status(state, obstructed: opener.beamBroken), after: delay())
+            run(for: .zero)
+        case .silence(let ms):
+            guard garage.opener else { return }
+            opener.answering.toggle()
+            if opener.answering {
+                // The drive's next GET_STATUS is answered: it says so, then what it heard.
+                queue(.answering(true), after: .milliseconds(ms))
+                sendStatus(after: .milliseconds(ms))
+            } else {
+                queue(.answering(false), after: .milliseconds(ms))
+            }
+            run(for: .zero)
         }
+    }
+
+    // MARK: - The opener's wire
+
+    /// garaged starts with the opener's drive: it asks GET_STATUS, and hears the answer, or
+    /// says the opener is silent once 5 s went unanswered.
+    private func openerDriveStarts() {
+        sent = nil
+        if opener.answering {
+            queue(.answering(true), after: delay())
+            sendStatus(after: delay())
+        } else {
+            queue(.answering(false), after: .seconds(5))
+        }
+    }
+
+    /// The opener's door or photo-eyes may have changed: an answering opener reports it, by
+    /// itself, late (and now and then twice).
+    private func openerChanged() {
+        guard garage.opener else { return }
+        if opener.reportedState != physical {
+            physical = opener.reportedState
+            quietSinceStart = false
+        }
+        guard opener.answering, let s = sent, s.state != opener.reportedState || s.obstructed != opener.beamBroken else { return }
+        sendStatus(after: delay())
+    }
+
+    /// The opener puts its STATUS on the wire; the door hears it `after` (once, or twice).
+    private func sendStatus(after: Duration) {
+        sent = (opener.reportedState, opener.beamBroken)
+        queue(.status(opener.reportedState, obstructed: opener.beamBroken), after: after)
+        if next() % 4 == 0 { queue(.status(opener.reportedState, obstructed: opener.beamBroken), after: after + delay()) }
+    }
+
+    /// News on the wire reaches the door in the order sent: no sooner than the news before.
+    private func queue(_ what: News, after: Duration) {
+        let at = max(now + after, news.last?.at ?? now)
+        news.append((at, what))
+    }
+
+    /// How late a report is: up to the garage's `reportDelayMs`.
+    private func delay() -> Duration {
+        .milliseconds(Int64(next() % UInt64(garage.reportDelayMs + 1)))
+    }
+
+    /// The next of the garage's pseudo-random numbers (xorshift64).
+    private func next() -> UInt64 {
+        random ^= random << 13
+        random ^= random >> 7
+        random ^= random << 17
+        return random
+    }
+
+    /// The door hears one piece of news: the levels its invariants judge by are what it was
+    /// told, set before it hears, so a press the news lets through is judged by them.
+    private func hear(_ what: News) {
+        let now = self.now
+        switch what {
+        case .answering(let answering):
+            toldAnswering = answering
+            if !answering { toldWhereSinceSilence = false }
+            feed { $0.openerAnswered(answering, at: now) }
+        case .status(let state, let obstructed):
+            toldAnswering = true
+            toldObstructed = obstructed
+            if state != .unknown {
+                toldState = state
+                toldWhereSinceSilence = true
+                // Seen closed: a close that failed is resolved.
+                if state == .closed { closeFailedUnresolved = false }
+                told(.closed, state == .closed)
+                told(.open, state == .open)
+            }
+            told(.obstruction, obstructed)
+            feed { $0.openerReported(state, obstructed: obstructed, at: now) }
+        }
+    }
+
+    /// A level the opener's report gives the door's virtual switch.
+    private func told(_ which: DoorSwitch, _ level: Bool) {
+        guard raw[which]!.level != level else { return }
+        raw[which] = (level, now)
+        if which == .obstruction && !level { beamClearFrom = now }
     }
 
     /// A request, judged after the loop's own turn has brought the door up to now (so what the
@@ -185,7 +326,7 @@ final class World {
             turns += 1
             if turns > 100_000 { violate("the door's timers did not settle"); return }
             var next = target
-            for candidate in [opener.nextChange.map { now + $0 }, relayEnd, controller.door.nextDeadline, edges.first?.at] {
+            for candidate in [opener.nextChange.map { now + $0 }, relayEnd, controller.door.nextDeadline, edges.first?.at, news.first?.at] {
                 if let c = candidate, c < next { next = c }
             }
             if next < now { next = now }
@@ -204,6 +345,11 @@ final class World {
             while let e = edges.first, e.at <= now {
                 edges.removeFirst()
                 deliver(e)
+                did = true
+            }
+            while let n = news.first, n.at <= now {
+                news.removeFirst()
+                hear(n.what)
                 did = true
             }
             if let due = controller.door.nextDeadline, due <= now {
@@ -238,6 +384,11 @@ final class World {
             edges.removeFirst()
             deliver(e)
         }
+        // What the drive read off the wire meanwhile waits in the loop's inbox.
+        while let n = news.first, n.at <= woke {
+            news.removeFirst()
+            hear(n.what)
+        }
         feed { $0.tick(at: woke) }
     }
 
@@ -247,6 +398,10 @@ final class World {
         let before = DoorSwitch.allCases.map(opener.reads)
         opener.advance(by: t - now)
         now = t
+        if garage.opener {
+            openerChanged()
+            return
+        }
         for (i, s) in DoorSwitch.allCases.enumerated() where opener.reads(s) != before[i] { lineChanged(s, at: now) }
     }
 
@@ -295,7 +450,9 @@ final class World {
                 position = p
                 if p == .closed { closeFailedUnresolved = false }
                 if p == .opening || p == .closing { movedSinceStop = true }
-                quietSinceStart = false
+                // An opener's first report moves the door from "not known" to where it was:
+                // only the opener's own moves count (`openerChanged`).
+                if !garage.opener { quietSinceStart = false }
             case .fault(.didNotClose):
                 closeFailedUnresolved = true
             case .press(let permit):
@@ -307,8 +464,18 @@ final class World {
                 if permit.reason == .stop, i + 1 >= outcome.door.count || outcome.door[i + 1] != .moved(.stopped, bySomeoneElse: false) {
                     violate("a STOP press did not leave the door STOPPED")
                 }
-                relayEnd = now + .milliseconds(Garage.pulseMs)
-                opener.press()
+                if garage.opener {
+                    // The drive sends the command, and its release 150 ms later; a silent
+                    // opener (its wire cut) hears nothing.
+                    relayEnd = now + .milliseconds(150)
+                    if opener.answering {
+                        opener.command(permit.action)
+                        openerChanged()
+                    }
+                } else {
+                    relayEnd = now + .milliseconds(Garage.pulseMs)
+                    opener.press()
+                }
             case .warning(let on):
                 if on && warningFailsNext {
                     warningFailsNext = false
@@ -368,6 +535,29 @@ final class World {
         }
         if reason == .autoClose && closeFailedUnresolved { violate("auto-close pressed after a close that failed") }
         if quietSinceStart { violate("\(reason) pressed at start, before anything happened") }
+        if garage.opener { checkOpener(reason) }
+    }
+
+    /// The invariants of a door an opener reports, by what it was told: no press while the
+    /// opener does not answer, none toward where it says the door is (a STOP only of a door it
+    /// did not say is at an end), no close while it says its photo-eyes see something.
+    private func checkOpener(_ reason: Door.Press) {
+        if !toldAnswering { violate("\(reason) pressed while the opener was not answering") }
+        guard let state = toldState, toldWhereSinceSilence else {
+            violate("\(reason) pressed before the opener said where the door is (since garaged started, or since it was silent)")
+            return
+        }
+        switch reason {
+        case .open where state == .open, .close where state == .closed, .autoClose where state == .closed:
+            violate("\(reason) pressed toward where the opener says the door is (\(state))")
+        case .stop where state == .open || state == .closed:
+            violate("stop pressed while the opener says the door rests at an end (\(state))")
+        default:
+            break
+        }
+        if (reason == .close || reason == .autoClose) && toldObstructed {
+            violate("\(reason) pressed while the opener reports an obstruction")
+        }
     }
 
     private func violate(_ what: String) {
