@@ -302,6 +302,12 @@ final class DoorLoop: Service, @unchecked Sendable {
         for request in p.requests { _ = perform(request) }
         for report in p.pairingReports { tell(report) }
         for (r, key) in p.records { record([r], summaryKey: key) }
+        // Told now, not at the end of the coming wait: an opener's report, MQTT's command and a
+        // channel's news reach every audience as a switch's edge does.
+        if p.changesStatus {
+            publishStatus()
+            flushPushes()
+        }
         return !worker.stopping
     }
 }

@@ -27,6 +27,12 @@ final class LoopInbox: Sendable {
         var openers: [OpenerNews] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
+
+        /// True when what was taken may change the doors' status (anything but listeners).
+        var changesStatus: Bool {
+            !released.isEmpty || !overruns.isEmpty || !requests.isEmpty || !pairingReports.isEmpty || !records.isEmpty
+                || !openers.isEmpty || !channels.isEmpty
+        }
     }
 
     private let items = Mutex(Items())
