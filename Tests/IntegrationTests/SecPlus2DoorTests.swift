@@ -161,4 +161,25 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertTrue(daemon.log.contains("shown_by=\"the opener's light, flashing\""), daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// Garbage on the wire (random bytes, syncs and noise, a STATUS saying "open" with a bit flipped
+    /// that its checks catch, cut packets, a wall panel's DOOR_ACTION): no state from any of it,
+    /// the owner's socket answers throughout, and the log says it once, not 300 times.
+    func testGarbageOnTheWireChangesNothingAndIsLoggedOnce() throws {
+        try initTable()
+        _ = try opener()
+        let daemon = try garaged()
+        XCTAssertTrue(waitUntil("CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        try tell("garbage")
+        for _ in 0..<20 { XCTAssertTrue(doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#), doorStatus(daemon)) }
+        XCTAssertTrue(waitUntil("the first bad packet in the log", timeout: .seconds(5)) {
+            daemon.log.contains("opener-packet-refused") || daemon.log.contains("opener-packet-cut")
+        }, daemon.log)
+        XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "the opener still answers and the door still moves")
+        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        let lines = daemon.log.split(separator: "\n").filter { $0.contains("opener-packet-") }
+        XCTAssertEqual(lines.count, 1, "one line, the rest counted for the minute's summary: \(lines)")
+        XCTAssertFalse(daemon.log.contains("door state=OPEN by=\"someone else"), "no state from the garbage: \(daemon.log)")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

@@ -17,7 +17,7 @@ lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in ST
 (the wall button: open, close or stop as a one-button opener does). Usage: fakeopener.py --log
 FILE [--link PATH] [--travel-s S] [--state closed] [--control FIFO]
 [--busy-s S] [--echo-status] [--answer-ms 5]"""
-import argparse, fcntl, json, os, select, signal, sys, time, tty
+import argparse, fcntl, json, os, random, select, signal, sys, time, tty
 
 SYNC = b"\x55\x01\x00"
 # Indicator bits 0-3: which stream (0 A, 1 B, 2 C) goes first, second, third.
@@ -195,6 +195,37 @@ class Opener:
         elif line == "button":
             moving = self.state in (STATES["opening"], STATES["closing"])
             self.act(3 if moving else 1 if self.state in (STATES["closed"], STATES["stopped"]) else 0)
+        elif line == "garbage":
+            self.garbage()
+
+    def garbage(self):
+        """Noise and bad packets on the wire, as a faulty device or an attacker would put there:
+        random bytes, syncs followed by random bytes, a STATUS saying "open" with one bit flipped
+        that its checks catch, a cut packet, and a wall panel's DOOR_ACTION (another device's)."""
+        rng = random.Random(31)
+        good = encode(self.rolling + 1, (0x081 & 0xF00) << 24 | self.client, 0x40 << 16 | STATES["open"] << 8 | 0x81)
+        for n in range(300):
+            kind = n % 4
+            if kind == 0:
+                self.write(bytes(rng.randrange(256) for _ in range(19)))
+            elif kind == 1:
+                self.write(SYNC + bytes(rng.randrange(256) for _ in range(16)))
+            elif kind == 2:
+                # A flip the packet's own checks catch (parity, the digits' encoding); some flips
+                # still decode (the wire has no checksum over everything), and no receiver can
+                # tell those from a real packet.
+                while True:
+                    flipped = bytearray(good)
+                    flipped[rng.randrange(3, 19)] ^= 1 << rng.randrange(8)
+                    try:
+                        decode(bytes(flipped))
+                    except ValueError:
+                        break
+                self.write(bytes(flipped))
+            else:
+                self.write(good[:10])
+        panel = 0x1234567
+        self.write(encode(9000, (0x280 & 0xF00) << 24 | panel, 1 << 16 | 1 << 8 | 0x80))
 
     def packet(self, raw):
         try:

@@ -31,6 +31,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     static let askAgainAfter: Duration = .seconds(360)
     /// How long the light stays on, then off, while it flashes as the warning (once a second).
     static let flashEvery: Duration = .milliseconds(500)
+    /// Bad packets on the wire are said at most once in this long (with their count).
+    static let garbageSummaryEvery: Duration = .seconds(60)
 
     /// What the caller's thread hands the opener thread.
     private struct State {
@@ -61,6 +63,9 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     private var statusAnswered = false
     private var openingsAnswered = false
     private var portGone = false
+    /// Bad packets on the wire: since when they are counted, and how many beyond the first.
+    private var garbageSince: Instant?
+    private var garbageCount = 0
     /// The door's state the opener last reported.
     private var lastState: OpenerDoorState?
     /// Its light as it last reported it.
@@ -174,6 +179,8 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
             }
             var timeout: Duration? = statusAnswered && openingsAnswered ? nil : nextAsk - now
             if let due = nextFlash { timeout = min(timeout ?? .seconds(3600), max(.zero, due - now)) }
+            summariseGarbage(at: now)
+            if let since = garbageSince { timeout = min(timeout ?? .seconds(3600), max(.zero, since + SecPlus2Drive.garbageSummaryEvery - now)) }
             if let asked = askedSince, toldAnswering != false { timeout = min(timeout ?? .seconds(3600), max(.zero, asked + SecPlus2Drive.silentAfter - now)) }
             if statusAnswered, let heard = lastHeard { timeout = min(timeout ?? .seconds(3600), max(.zero, heard + SecPlus2Drive.askAgainAfter - now)) }
             if let deadline = receiver.deadline { timeout = min(timeout ?? .seconds(3600), max(.zero, deadline - now)) }
@@ -309,6 +316,29 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
         for item in items { handle(item) }
     }
 
+    /// Garbage on the wire (anyone on it can make it): the first of a minute is logged whole, the
+    /// rest counted and said in one line when the minute is over.
+    private func noteGarbage(_ event: String, _ fields: [(String, String)]) {
+        let now = clock.now()
+        if let since = garbageSince, now - since < SecPlus2Drive.garbageSummaryEvery {
+            garbageCount += 1
+            return
+        }
+        summariseGarbage(at: now)
+        garbageSince = now
+        log.warning(event, doorField + fields + [("then", "more are counted, said once a minute")])
+    }
+
+    /// Says how many bad packets followed the first of the minute, once the minute is over.
+    private func summariseGarbage(at now: Instant) {
+        guard let since = garbageSince, now - since >= SecPlus2Drive.garbageSummaryEvery else { return }
+        if garbageCount > 0 {
+            log.warning("opener-garbage-repeats", doorField + [("more", String(garbageCount)), ("over_s", String((now - since).secondsRoundedUp))])
+        }
+        garbageSince = nil
+        garbageCount = 0
+    }
+
     private func handle(_ item: SecPlus2Receiver.Item) {
         switch item {
         case .packet(let packet, _):
@@ -340,9 +370,10 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
                 break
             }
         case .refused(let bytes, let error):
-            log.warning("opener-packet-refused", doorField + [("bytes", Hex.string(bytes, separator: "", lowercase: true)), ("why", error.description)])
-        case .dropped:
-            break
+            noteGarbage("opener-packet-refused", [("bytes", Hex.string(bytes, separator: "", lowercase: true)), ("why", error.description)])
+        case .dropped(let bytes):
+            noteGarbage("opener-packet-cut", [("bytes", Hex.string(bytes, separator: "", lowercase: true)),
+                                              ("why", "its rest did not come within 100 ms")])
         }
     }
 }
