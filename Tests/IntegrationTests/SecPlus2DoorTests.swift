@@ -182,4 +182,25 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertFalse(daemon.log.contains("door state=OPEN by=\"someone else"), "no state from the garbage: \(daemon.log)")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// The opener's own photo-eyes are the gate's: no close (and no warning) while they see
+    /// something; once clear, the close goes out as the opener's command.
+    func testTheOpenersPhotoEyesRefuseACloseUntilClear() throws {
+        try initTable()
+        _ = try opener(state: "open")
+        let daemon = try garaged(["--warn-s", "1"])
+        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        try tell("obstruct")
+        XCTAssertTrue(waitUntil("obstructed", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":true"#) }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345O=0"), "ERR OBSTRUCTED")
+        XCTAssertTrue(doorStatus(daemon).contains(#""warning":false"#), "no warning either: \(doorStatus(daemon))")
+        XCTAssertFalse(packets().contains { $0.name == "DOOR_ACTION" || $0.name == "LIGHT" }, "nothing sent: \(packets())")
+        try tell("clear")
+        XCTAssertTrue(waitUntil("clear", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":false"#) }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
+                      doorStatus(daemon))
+        XCTAssertEqual(packets().filter { $0.name == "DOOR_ACTION" }.map(\.nibble), [0, 0], "a close's press and release")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }
