@@ -14,7 +14,9 @@
 #                    doors    request-to-relay on door 2 of two, alone and while door 1
 #                             presses (11)
 #                    opener   request to the first byte on the wire for a Security+ 2.0
-#                             opener door, on a pty with the fake opener (12)
+#                             opener door, on a pty with the fake opener (12); request to
+#                             the command's last byte through a real kernel's 16550 is
+#                             `system-test/run --only opener-uart` (root, qemu: about 70 s)
 #                    idle     wake-ups per second of the idle daemon (5)
 #                    memory   resident memory after start and after 100,000 requests,
 #                             and the `12345S` round trip over those requests (6)

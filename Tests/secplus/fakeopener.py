@@ -14,10 +14,13 @@ Each packet's log line has "start" (the read that brought its first byte) and "e
 last byte went back). LIGHT and LOCK (0 off, 1 on, 2 toggle) switch its light and the lock of its
 remotes, reported in STATUS; its light comes on as the door starts to move. --control FIFO takes
 lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS), "button"
-(the wall button: open, close or stop as a one-button opener does). Usage: fakeopener.py --log
-FILE [--link PATH] [--travel-s S] [--state closed] [--control FIFO]
+(the wall button: open, close or stop as a one-button opener does). --listen PATH replaces the pty
+with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
+socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
+on it the same way, ending when it closes. Usage: fakeopener.py --log FILE [--link PATH | --listen
+PATH] [--travel-s S] [--state closed] [--control FIFO]
 [--busy-s S] [--echo-status] [--answer-ms 5]"""
-import argparse, fcntl, json, os, random, select, signal, sys, time, tty
+import argparse, fcntl, json, os, random, select, signal, socket, sys, time, tty
 
 SYNC = b"\x55\x01\x00"
 # Indicator bits 0-3: which stream (0 A, 1 B, 2 C) goes first, second, third.
@@ -113,10 +116,18 @@ def decode(packet):
 class Opener:
     def __init__(self, args):
         self.args = args
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        os.close(slave)
+        self.listener = None
+        if args.listen:
+            # The wire is a socket whose other end connects later (run() accepts it).
+            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.listener.bind(args.listen)
+            self.listener.listen(1)
+            self.master, self.path = -1, args.listen
+        else:
+            self.master, slave = os.openpty()
+            tty.setraw(slave)
+            self.path = os.ttyname(slave)
+            os.close(slave)
         self.log = open(args.log, "a", buffering=1)
         self.client = 0x2E1A0F00 | 0x0AB
         self.rolling = 5000
@@ -147,7 +158,8 @@ class Opener:
         self.last_echo = 0.0
         self.packet_start = 0.0
         self.packet_quiet, self.packet_writes = 0.0, 0
-        fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
+        if self.master >= 0:
+            fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
 
     def send(self, command, nibble=0, byte1=0, byte2=0, client=None, rolling=None):
         fixed = (command & 0xF00) << 24 | (self.client if client is None else client)
@@ -286,6 +298,11 @@ class Opener:
         print(self.path, flush=True)
         if self.args.link:
             os.symlink(self.path, self.args.link)
+        if self.listener is not None:
+            self.connection, _ = self.listener.accept()
+            self.master = self.connection.fileno()
+            fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
+            self.log.write(json.dumps({"t": time.monotonic(), "connected": self.path}) + "\n")
         while True:
             now = time.monotonic()
             timeout = 0.05
@@ -326,6 +343,9 @@ class Opener:
             except OSError:
                 time.sleep(0.01)  # the slave is not open (garaged restarting)
                 continue
+            if not data and self.listener is not None:
+                self.log.write(json.dumps({"t": time.monotonic(), "closed": self.path}) + "\n")
+                return  # the socket's other end (qemu) is gone
             arrived = (now, max(self.longest, now - self.last_write), self.writes)
             self.write(data)  # the shared wire: garaged hears itself
             self.last_echo = time.monotonic()
@@ -353,6 +373,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--log", required=True)
     p.add_argument("--link")
+    p.add_argument("--listen", help="a unix stream socket at this path instead of a pty (one connection)")
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
     p.add_argument("--control", help="a FIFO of commands: motion, obstruct, clear, button")
@@ -370,6 +391,8 @@ def main():
             pass
     if args.link and os.path.lexists(args.link):
         os.unlink(args.link)
+    if args.listen and os.path.lexists(args.listen):
+        os.unlink(args.listen)
     opener = Opener(args)
     signal.signal(signal.SIGUSR1, lambda *_: setattr(opener, "muted", not opener.muted))
     opener.run()

@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
-"""sock-send.py SOCKET LINE: send LINE plus a newline as one packet on the daemon's local socket
-(SOCK_SEQPACKET) and print the first reply line. Exit 2 on no reply within 5 s, 1 on a connection error. Statuses 1
+"""sock-send.py [--mark TEXT] SOCKET LINE: send LINE plus a newline as one packet on the daemon's
+local socket (SOCK_SEQPACKET) and print the first reply line. --mark writes "st: TEXT" to the
+kernel's trace_marker just before the send, on an open connection: the request's kernel stamp. Exit 2 on no reply within 5 s, 1 on a connection error. Statuses 1
 and 2 are not wait_until's "not yet" / "give up": a wait condition built on this (scenario.sh's
 _ready) must map every failure to "not yet" itself, or a slow first reply ends the wait."""
 import socket
 import sys
 
-path, line = sys.argv[1], sys.argv[2]
+args = sys.argv[1:]
+mark = None
+if args[:1] == ["--mark"]:
+    mark, args = args[1], args[2:]
+path, line = args[0], args[1]
+# Opened first: between the mark and the send there is only the mark's write.
+marker = open("/sys/kernel/tracing/trace_marker", "w") if mark is not None else None
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.settimeout(5)
 try:
     s.connect(path)
+    if marker is not None:
+        marker.write(f"st: {mark}\n")
+        marker.flush()
     s.sendall(line.encode() + b"\n")
     buf = b""
     while b"\n" not in buf:
