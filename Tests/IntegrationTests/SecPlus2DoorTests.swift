@@ -203,4 +203,22 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertEqual(packets().filter { $0.name == "DOOR_ACTION" }.map(\.nibble), [0, 0], "a close's press and release")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
+
+    /// The beam broken while the door closes: the opener reverses it by itself, and garaged
+    /// reports the close that did not finish (auto-close waits until the door is seen closed).
+    func testTheOpenersOwnReversalIsAFailedClose() throws {
+        try initTable()
+        _ = try opener(state: "open")
+        let daemon = try garaged(["--warn-s", "1"])
+        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        XCTAssertTrue(waitUntil("CLOSING after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSING""#) },
+                      doorStatus(daemon))
+        try tell("obstruct")
+        XCTAssertTrue(waitUntil("reversed to OPEN, the close reported failed", timeout: .seconds(5)) {
+            let s = doorStatus(daemon)
+            return s.hasPrefix(#"{"door":"OPEN""#) && s.contains(#""fault":"NOT CLOSED""#) && s.contains(#""obstruction":true"#)
+        }, doorStatus(daemon))
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
 }

@@ -13,7 +13,7 @@ no break_ctl: TIOCSBRK succeeds and the master reads nothing), so the break show
 Each packet's log line has "start" (the read that brought its first byte) and "echoed" (when its
 last byte went back). LIGHT and LOCK (0 off, 1 on, 2 toggle) switch its light and the lock of its
 remotes, reported in STATUS; its light comes on as the door starts to move. --control FIFO takes
-lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS), "button"
+lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS; broken while closing, it reverses), "button"
 (the wall button: open, close or stop as a one-button opener does). --listen PATH replaces the pty
 with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
 socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
@@ -203,6 +203,9 @@ class Opener:
             self.send(0x285)
         elif line in ("obstruct", "clear"):
             self.obstructed = line == "obstruct"
+            if self.obstructed and self.state == STATES["closing"]:
+                # Its own safety reversal: back up to open, as a real opener does.
+                self.state, self.arrive_at = STATES["opening"], (time.monotonic() + self.args.travel_s, STATES["open"])
             self.status()
         elif line == "button":
             moving = self.state in (STATES["opening"], STATES["closing"])
