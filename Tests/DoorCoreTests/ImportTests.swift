@@ -112,6 +112,17 @@ final class ImportTests: XCTestCase {
         XCTAssertThrowsError(try JSONParser.parse("{} x"))
     }
 
+    func testTheLogStampAndTheTimeOfDayAreTheDateTimesOwnDigits() {
+        let noon = WallTime.parseDate("2026-03-04 05:06:07")!
+        XCTAssertEqual(WallTime.format(noon), "2026-03-04 05:06:07", "every part zero-padded to two digits")
+        XCTAssertEqual(WallTime.format(noon + 7, .logStamp), "2026-03-04T05:06:07.007")
+        XCTAssertEqual(WallTime.format(noon + 45, .logStamp), "2026-03-04T05:06:07.045")
+        XCTAssertEqual(WallTime.format(noon + 999, .logStamp), "2026-03-04T05:06:07.999")
+        XCTAssertEqual(WallTime.format(noon + 999, .timeOfDay), "05:06:07")
+        let evening = WallTime.parseDate("2026-12-31 23:59:59")!
+        XCTAssertEqual(WallTime.format(evening + 120, .logStamp), "2026-12-31T23:59:59.120")
+    }
+
     func testSinceAcceptsWhatPeopleType() {
         let now = WallTime.parseDate("2026-11-22 14:30")!
         XCTAssertEqual(WallTime.parseSince("1h", now: now), now - 3_600_000)
