@@ -106,6 +106,8 @@ final class ImportTests: XCTestCase {
         let value = JSONValue.object([("s", .string("a\"b\\c\n\u{1}é😀")), ("n", .number(-42)), ("b", .bool(true)),
                                       ("z", .null), ("a", .array([.number(1), .string("")]))])
         XCTAssertEqual(try JSONParser.parse(value.serialized), value)
+        XCTAssertEqual(JSONValue.string("local uid=0 é😀").serialized, #""local uid=0 é😀""#, "nothing to escape: written whole")
+        XCTAssertEqual(JSONValue.string("a\u{7F}b\tc").serialized, #""a\u007fb\tc""#)
         XCTAssertEqual(try JSONParser.parse(#" {"k" : "\u00e9\ud83d\ude00" } "#)["k"], .string("é😀"))
         XCTAssertThrowsError(try JSONParser.parse("1.5"))
         XCTAssertThrowsError(try JSONParser.parse("[1,]"))

@@ -71,6 +71,14 @@ public struct BurstCounter<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         return out.sorted { $0.from < $1.from }
     }
 
+    /// `due(at:)`, only walking the bursts when one's deadline has come (`nextDeadline`): the
+    /// daemon's loop asks every turn, and most turns nothing is due.
+    @inlinable
+    public mutating func dueIfAny(at now: Instant) -> [Summary] {
+        guard let next = nextDeadline, next <= now else { return [] }
+        return due(at: now)
+    }
+
     /// Every open burst's report now, as at shutdown.
     public mutating func flush() -> [Summary] {
         defer { bursts.removeAll() }

@@ -214,7 +214,7 @@ final class DoorLoop: Service, @unchecked Sendable {
                 serve(c, hungUp: false, polled: polled)
                 if c.closing { drop(c) }
             }
-            summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))
+            summariseBursts(logBursts.dueIfAny(at: clock.now()), eventBursts.dueIfAny(at: clock.now()))
             publishStatus()
             flushPushes()
             for c in Array(connections.values) where c.closing { drop(c) }
