@@ -21,6 +21,18 @@ final class BurstCounterTests: XCTestCase {
         XCTAssertTrue(b.note("remote", 2, at: t(61_000)), "after the burst ended, the next one is reported in full")
     }
 
+    func testDueIfAnyAnswersWhatDueWouldAndWalksNothingBeforeTheDeadline() {
+        var b = BurstCounter<String, Int>(quiet: .seconds(60), span: .seconds(600))
+        XCTAssertEqual(b.dueIfAny(at: t(0)).count, 0, "nothing open")
+        XCTAssertTrue(b.note("k", 1, at: t(0)))
+        XCTAssertFalse(b.note("k", 2, at: t(1_000)))
+        XCTAssertEqual(b.dueIfAny(at: t(60_999)).count, 0, "quiet for less than a minute")
+        XCTAssertEqual(b.nextDeadline, t(61_000), "and the burst is still open")
+        let reports = b.dueIfAny(at: t(61_000))
+        XCTAssertEqual(reports.map(\.folded), [1])
+        XCTAssertNil(b.nextDeadline, "the burst ended with its report")
+    }
+
     func testABurstThatGoesOnIsReportedEverySpan() {
         var b = BurstCounter<String, Int>(quiet: .seconds(60), span: .seconds(600))
         XCTAssertTrue(b.note("k", 0, at: t(0)))

@@ -112,6 +112,10 @@ final class DoorAccessTests: XCTestCase {
         XCTAssertTrue(left.door.contains(.moved(.open, bySomeoneElse: false)), "\(left.door)")
         XCTAssertTrue(left.presses.isEmpty)
         XCTAssertEqual(c.doors[1].door.nextDeadline, t(5_010), "the gate's press is due a whole warning after it showed")
+        XCTAssertEqual(c.nextDeadline, [c.doors[0].door.nextDeadline, c.doors[1].door.nextDeadline].compactMap { $0 }.min(),
+                       "the loop's wait is the earliest of every door's")
+        XCTAssertFalse(c.isDue(1, at: t(5_009)))
+        XCTAssertTrue(c.isDue(1, at: t(5_010)))
         let gate = c.tick(1, at: t(5_010))
         XCTAssertEqual(gate.presses.map(\.door), [1])
         XCTAssertEqual(gate.presses.map(\.reason), [.close])

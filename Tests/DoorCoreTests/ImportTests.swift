@@ -106,10 +106,23 @@ final class ImportTests: XCTestCase {
         let value = JSONValue.object([("s", .string("a\"b\\c\n\u{1}é😀")), ("n", .number(-42)), ("b", .bool(true)),
                                       ("z", .null), ("a", .array([.number(1), .string("")]))])
         XCTAssertEqual(try JSONParser.parse(value.serialized), value)
+        XCTAssertEqual(JSONValue.string("local uid=0 é😀").serialized, #""local uid=0 é😀""#, "nothing to escape: written whole")
+        XCTAssertEqual(JSONValue.string("a\u{7F}b\tc").serialized, #""a\u007fb\tc""#)
         XCTAssertEqual(try JSONParser.parse(#" {"k" : "\u00e9\ud83d\ude00" } "#)["k"], .string("é😀"))
         XCTAssertThrowsError(try JSONParser.parse("1.5"))
         XCTAssertThrowsError(try JSONParser.parse("[1,]"))
         XCTAssertThrowsError(try JSONParser.parse("{} x"))
+    }
+
+    func testTheLogStampAndTheTimeOfDayAreTheDateTimesOwnDigits() {
+        let noon = WallTime.parseDate("2026-03-04 05:06:07")!
+        XCTAssertEqual(WallTime.format(noon), "2026-03-04 05:06:07", "every part zero-padded to two digits")
+        XCTAssertEqual(WallTime.format(noon + 7, .logStamp), "2026-03-04T05:06:07.007")
+        XCTAssertEqual(WallTime.format(noon + 45, .logStamp), "2026-03-04T05:06:07.045")
+        XCTAssertEqual(WallTime.format(noon + 999, .logStamp), "2026-03-04T05:06:07.999")
+        XCTAssertEqual(WallTime.format(noon + 999, .timeOfDay), "05:06:07")
+        let evening = WallTime.parseDate("2026-12-31 23:59:59")!
+        XCTAssertEqual(WallTime.format(evening + 120, .logStamp), "2026-12-31T23:59:59.120")
     }
 
     func testSinceAcceptsWhatPeopleType() {

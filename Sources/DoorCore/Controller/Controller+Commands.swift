@@ -43,8 +43,8 @@ extension Controller {
             doors[outcome.doorIndex].door.setAutoClose(seconds == 0 ? nil : .seconds(seconds), at: now)
             return [.ok]
         case .status:
-            let door = doors[outcome.doorIndex].door
-            return [.status(door.position, autoCloseIn: door.closesIn(at: now))]
+            // Read in place: `let door = doors[i].door` would copy the whole door.
+            return [.status(doors[outcome.doorIndex].door.position, autoCloseIn: doors[outcome.doorIndex].door.closesIn(at: now))]
         case .list:
             let entries = table.entries
             return entries.map { Reply.entry(slot: $0.slot, pin: $0.pin) } + [.listed(count: entries.count)]

@@ -49,6 +49,19 @@ public struct Controller: Sendable {
     /// Who last opened the first door with a press.
     public var lastOpener: String? { doors[0].lastOpener }
 
+    /// The earliest of the doors' next deadlines (`Door.nextDeadline`), read in place: the
+    /// daemon's loop asks every turn, and reading `doors[i].door` from outside copies a door.
+    public var nextDeadline: Instant? {
+        var earliest: Instant?
+        for i in doors.indices {
+            if let due = doors[i].door.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
+
+    /// Whether door `index` has something to do at `now` (its deadline has come).
+    public func isDue(_ index: Int, at now: Instant) -> Bool { doors[index].door.nextDeadline.map { $0 <= now } ?? false }
+
     /// The label of `slot`, for logs and events.
     public func label(of slot: Int?) -> String? { slot.flatMap { labels[$0] } }
 

@@ -13,12 +13,14 @@ public struct BurstCounter<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         public var to: Instant
     }
 
-    private struct Burst: Sendable {
+    /// One open burst: its first value, what was folded in, and when it last repeated.
+    @usableFromInline
+    struct Burst: Sendable {
         var first: Value
         var folded = 0
         var foldedFrom: Instant?
-        var last: Instant
-        var spanStart: Instant
+        @usableFromInline var last: Instant
+        @usableFromInline var spanStart: Instant
     }
 
     /// A burst ends after this long without a repeat.
@@ -28,7 +30,8 @@ public struct BurstCounter<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// Open bursts at most; past it a new key is reported in full, never folded (keys are
     /// channels and commands, so there are few).
     public let maxBursts: Int
-    private var bursts: [Key: Burst] = [:]
+    @usableFromInline
+    var bursts: [Key: Burst] = [:]
 
     public init(quiet: Duration = .seconds(60), span: Duration = .seconds(600), maxBursts: Int = 256) {
         self.quiet = quiet
@@ -68,6 +71,14 @@ public struct BurstCounter<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         return out.sorted { $0.from < $1.from }
     }
 
+    /// `due(at:)`, only walking the bursts when one's deadline has come (`nextDeadline`): the
+    /// daemon's loop asks every turn, and most turns nothing is due.
+    @inlinable
+    public mutating func dueIfAny(at now: Instant) -> [Summary] {
+        guard let next = nextDeadline, next <= now else { return [] }
+        return due(at: now)
+    }
+
     /// Every open burst's report now, as at shutdown.
     public mutating func flush() -> [Summary] {
         defer { bursts.removeAll() }
@@ -76,8 +87,16 @@ public struct BurstCounter<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         }.sorted { $0.from < $1.from }
     }
 
-    /// When `due` next has something to do.
+    /// When `due` next has something to do. Asked every turn of the daemon's loop: a plain
+    /// loop, inlinable so the loop's own key and value types specialise it (no array, no
+    /// generic metadata looked up per call).
+    @inlinable
     public var nextDeadline: Instant? {
-        bursts.values.map { min($0.last + quiet, $0.spanStart + span) }.min()
+        var earliest: Instant?
+        for b in bursts.values {
+            let due = min(b.last + quiet, b.spanStart + span)
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
     }
 }

@@ -67,6 +67,13 @@ public enum JSONValue: Equatable, Sendable {
 
     static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: appended whole, not scalar by scalar (every history
+        // record is written this way, to the event file and to log followers).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

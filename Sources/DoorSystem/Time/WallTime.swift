@@ -14,21 +14,46 @@ public enum WallTime {
         case dateTime, logStamp, timeOfDay
     }
 
-    /// `ms` (since the epoch) in the local time zone, in `style`.
+    /// `ms` (since the epoch) in the local time zone, in `style`. Written digit by digit into
+    /// one buffer, not interpolated: the log stamps every line with it.
     public static func format(_ ms: Int64, _ style: Style = .dateTime) -> String {
         var t = time_t(ms / 1000)
         var tmv = tm()
         localtime_r(&t, &tmv)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let date = "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))"
-        let time = "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))"
-        switch style {
-        case .dateTime: return "\(date) \(time)"
-        case .timeOfDay: return time
-        case .logStamp:
-            let millis = Int(((ms % 1000) + 1000) % 1000)
-            return "\(date)T\(time).\(millis < 10 ? "00" : millis < 100 ? "0" : "")\(millis)"
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func two(_ v: Int32) {
+            if v >= 0 && v < 100 {
+                out.append(0x30 + UInt8(v / 10))
+                out.append(0x30 + UInt8(v % 10))
+            } else {
+                out += String(v).utf8
+            }
         }
+        func time() {
+            two(tmv.tm_hour)
+            out.append(UInt8(ascii: ":"))
+            two(tmv.tm_min)
+            out.append(UInt8(ascii: ":"))
+            two(tmv.tm_sec)
+        }
+        if style != .timeOfDay {
+            out += String(tmv.tm_year + 1900).utf8
+            out.append(UInt8(ascii: "-"))
+            two(tmv.tm_mon + 1)
+            out.append(UInt8(ascii: "-"))
+            two(tmv.tm_mday)
+            out.append(style == .logStamp ? UInt8(ascii: "T") : UInt8(ascii: " "))
+        }
+        time()
+        if style == .logStamp {
+            let millis = Int(((ms % 1000) + 1000) % 1000)
+            out.append(UInt8(ascii: "."))
+            out.append(0x30 + UInt8(millis / 100))
+            out.append(0x30 + UInt8(millis / 10 % 10))
+            out.append(0x30 + UInt8(millis % 10))
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The instant `text` names, relative to `now` (ms since the epoch); nil when it names none.

@@ -89,7 +89,7 @@ extension DoorLoop {
         guard !pendingPushes.isEmpty else { return }
         let pushes = pendingPushes
         pendingPushes.removeAll()
-        for audience in audiences { audience.noticed(pushes) }
+        tellAudiences { $0.noticed(pushes) }
     }
 
     /// Once a turn: the snapshot, compared with the last once; when it changed, every audience
@@ -100,11 +100,15 @@ extension DoorLoop {
         guard snapshot != lastSnapshot else { return }
         let old = lastSnapshot
         lastSnapshot = snapshot
-        for audience in audiences { audience.statusChanged(from: old, to: snapshot, at: now) }
+        tellAudiences { $0.statusChanged(from: old, to: snapshot, at: now) }
     }
 
-    /// Every audience: the subscribers the daemon was built with, then each connection.
-    var audiences: [any DoorSubscriber] { subscribers + connections.values.map { $0 as any DoorSubscriber } }
+    /// Tells every audience, in order: the subscribers the daemon was built with, then each
+    /// connection. No list of them is built: this runs for every record and every change.
+    func tellAudiences(_ tell: (any DoorSubscriber) -> Void) {
+        for subscriber in subscribers { tell(subscriber) }
+        for connection in connections.values { tell(connection) }
+    }
 
     /// The snapshot every audience has now (for `Lstatus` and a new follower).
     func currentSnapshot() -> StatusSnapshot { lastSnapshot ?? controller.snapshot(at: clock.now(), channels: channelStates) }

@@ -151,7 +151,7 @@ extension DoorLoop {
     func record(_ r: EventRecord) {
         history.append(r)
         events?.enqueue(r)
-        for audience in audiences { audience.eventRecorded(r) }
+        tellAudiences { $0.eventRecorded(r) }
     }
 
     /// Records what an outcome says happened; what can repeat once per burst (same kind,

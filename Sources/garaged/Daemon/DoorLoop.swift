@@ -140,7 +140,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             targets.removeAll(keepingCapacity: true)
             targets.append(.wake)
             let now = clock.now()
-            pausedListeners = pausedListeners.filter { $0.value > now }
+            if !pausedListeners.isEmpty { pausedListeners = pausedListeners.filter { $0.value > now } }
             for d in doors {
                 for s in d.switches {
                     fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0))
@@ -186,7 +186,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             // straight to it).
             if switchMoved || due.map({ $0 <= clock.now() }) ?? false {
                 for i in controller.doors.indices {
-                    if let d = controller.doors[i].door.nextDeadline, d <= clock.now() {
+                    if controller.isDue(i, at: clock.now()) {
                         carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
                     }
                 }
@@ -214,7 +214,7 @@ final class DoorLoop: Service, @unchecked Sendable {
                 serve(c, hungUp: false, polled: polled)
                 if c.closing { drop(c) }
             }
-            summariseBursts(logBursts.due(at: clock.now()), eventBursts.due(at: clock.now()))
+            summariseBursts(logBursts.dueIfAny(at: clock.now()), eventBursts.dueIfAny(at: clock.now()))
             publishStatus()
             flushPushes()
             for c in Array(connections.values) where c.closing { drop(c) }
@@ -231,11 +231,16 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The earliest of the door's next event, a burst to summarise, a paused listener and the
     /// watchdog's next ping.
     private func nextDeadline() -> Instant? {
-        var earliest = [eventBursts.nextDeadline, logBursts.nextDeadline, pausedListeners.values.min(), notifier?.nextDeadline]
-            .compactMap { $0 }.min()
-        for i in controller.doors.indices {
-            if let due = controller.doors[i].door.nextDeadline, earliest.map({ due < $0 }) ?? true { earliest = due }
+        // Asked every turn: the earliest of a few optionals, with nothing allocated.
+        var earliest: Instant?
+        func consider(_ t: Instant?) {
+            if let t, earliest.map({ t < $0 }) ?? true { earliest = t }
         }
+        consider(eventBursts.nextDeadline)
+        consider(logBursts.nextDeadline)
+        if !pausedListeners.isEmpty { consider(pausedListeners.values.min()) }
+        consider(notifier?.nextDeadline)
+        consider(controller.nextDeadline)
         return earliest
     }
 

@@ -52,11 +52,29 @@ struct Logger: Sendable {
         emit(level, event, fields.map { ($0.key, $0.value) })
     }
 
+    /// Builds the line by appending its pieces into one string sized up front (no
+    /// interpolation's temporary strings): every request's line is made on the loop's thread.
     private func emit(_ level: Level, _ event: String, _ fields: [(String, String)]) {
-        var line = journal ? "<\(level.priority)>" : WallTime.format(EventRecord.now(), .logStamp) + " "
-        line += "\(level.rawValue) \(event)"
-        for (k, v) in fields { line += " \(k)=\(Logger.quote(v))" }
-        line += "\n"
+        var line = ""
+        line.reserveCapacity(48 + event.utf8.count + fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        if journal {
+            line.append("<")
+            line.append(String(level.priority))
+            line.append(">")
+        } else {
+            line.append(WallTime.format(EventRecord.now(), .logStamp))
+            line.append(" ")
+        }
+        line.append(level.rawValue)
+        line.append(" ")
+        line.append(event)
+        for (k, v) in fields {
+            line.append(" ")
+            line.append(k)
+            line.append("=")
+            line.append(Logger.quote(v))
+        }
+        line.append("\n")
         sink.enqueue(line)
     }
 
