@@ -19,7 +19,7 @@ final class DoorLoopTests: XCTestCase {
     /// Builds the loop as `Daemon.run` does, with `drive` moving the door (given the claimed
     /// lines and the loop's inbox) and `listeners` bringing requests.
     private func rig(clock: any MonotonicClock, startedAt: Int64 = PacketSocket.realtimeNow(), listen: Bool = false,
-                     drive: (DoorHardware, LoopInbox) -> any DoorDrive) throws -> Rig {
+                     owners: [any OwnerCommands] = [], drive: (DoorHardware, LoopInbox) -> any DoorDrive) throws -> Rig {
         let dir = try TempFolder()
         let pins = try dir.table()
         let settings = try GaragedTests.settings([
@@ -32,8 +32,8 @@ final class DoorLoopTests: XCTestCase {
         let inbox = LoopInbox()
         let listeners: [any Listener] = listen ? [try LocalListener(path: settings.socket, group: nil, required: false)] : []
         let parts = DoorParts(index: 0, drive: drive(hardware, inbox), outputs: hardware.outputs, switches: hardware.switches)
-        let loop = DoorLoop(controller: controller, doors: [parts], listeners: listeners, inbox: inbox, clock: clock, log: testLog,
-                            startedAt: startedAt)
+        let loop = DoorLoop(controller: controller, doors: [parts], listeners: listeners, inbox: inbox, owners: owners, clock: clock,
+                            log: testLog, startedAt: startedAt)
         return Rig(dir: dir, settings: settings, hardware: hardware, loop: loop)
     }
 
@@ -113,5 +113,44 @@ final class DoorLoopTests: XCTestCase {
         waitUntil("the press and its release in \(r.trace)") { traceLevels(r.trace).count >= 3 }
         XCTAssertEqual(traceLevels(r.trace), [0, 1, 0])
         XCTAssertEqual(try client.ask("12345S"), "S OPENING")
+    }
+
+    /// The owner's commands about a part go to the part that runs, with the asking connection and
+    /// the history to hand; a part not running is answered with the error that says how to turn
+    /// it on, and the loop holds no field of its own for either.
+    func testTheOwnersCommandsAboutAPartGoToThatPart() throws {
+        let clock = SystemMonotonicClock(), phones = PhonesPart()
+        let r = try rig(clock: clock, listen: true, owners: [phones]) { _, _ in RecordingDrive() }
+        r.loop.start()
+        defer {
+            XCTAssertTrue(r.loop.stop(), "the loop stops within its deadline")
+            r.hardware.releaseAll()
+        }
+        let client = try PacketClient(path: r.settings.socket)
+
+        XCTAssertEqual(try client.ask("12345Lphones"), #"{"label":"Anna"}"#)
+        XCTAssertEqual(try client.record(), "OK 1")
+        XCTAssertEqual(phones.asked, [.phones])
+        XCTAssertEqual(try client.ask("12345Lunpair Anna"), "OK")
+        waitUntil("the part's record in the history") { r.loop.history.since(nil).contains { $0.kind == .unpair && $0.label == "Anna" } }
+
+        XCTAssertTrue(try client.ask("12345Lhomekit").hasPrefix("ERR HOMEKIT"), "no HomeKit part runs")
+        XCTAssertEqual(phones.asked, [.phones, .unpair("Anna"), .homekit(.info)], "each part is asked; it says what is not its own")
+    }
+}
+
+/// A part that answers `phones` and `unpair` as the pairing agent does, and records what it
+/// was asked.
+private final class PhonesPart: OwnerCommands, @unchecked Sendable {
+    var asked: [Controller.LocalQuery] = []
+    func answer(_ query: Controller.LocalQuery, from connection: Connection, record: (EventRecord) -> Void) -> [Reply]? {
+        asked.append(query)
+        switch query {
+        case .phones: return [.record(.object([("label", .string("Anna"))])), .listed(count: 1)]
+        case .unpair(let label):
+            record(EventRecord(time: EventRecord.now(), kind: .unpair, source: connection.source.description, label: label))
+            return [.ok]
+        default: return nil
+        }
     }
 }

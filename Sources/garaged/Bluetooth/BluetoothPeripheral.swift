@@ -55,7 +55,7 @@ final class BluetoothPeripheral: Service, @unchecked Sendable {
         case .success(let store):
             let wake = worker.wake
             do throws(BluetoothError) {
-                agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }) { [inbox] in inbox.pairing($0) }
+                agent = try PairingAgent(bonds: store, log: log, wake: { wake.signal() }, inbox: inbox)
             } catch {
                 problem = "\(error.description); paired mode cannot work without it"
             }

@@ -16,10 +16,11 @@ import Synchronization
 final class PairingAgent: @unchecked Sendable {
     let bonds: BondStore
     private let socket: ManagementSocket
-    private let log: Logger
+    let log: Logger
     private let clock = SystemMonotonicClock()
-    /// Tells the owner (the door loop forwards it to whoever asked for the window).
-    private let report: @Sendable (PairingWindow.Report) -> Void
+    /// Where what the window did goes (`tellOwner`): the door loop, which tells whoever asked
+    /// for the window.
+    let inbox: LoopInbox
     /// Guards `window`, `index` and the socket: one thread at a time.
     private let lock = Mutex(())
     private var window = PairingWindow()
@@ -38,13 +39,12 @@ final class PairingAgent: @unchecked Sendable {
 
     var fd: Int32 { socket.fd }
 
-    init(bonds: BondStore, log: Logger, wake: @escaping @Sendable () -> Void,
-         report: @escaping @Sendable (PairingWindow.Report) -> Void) throws(BluetoothError) {
+    init(bonds: BondStore, log: Logger, wake: @escaping @Sendable () -> Void, inbox: LoopInbox) throws(BluetoothError) {
         self.bonds = bonds
         self.socket = try ManagementSocket()
         self.log = log
         self.onAsked = wake
-        self.report = report
+        self.inbox = inbox
         bonds.catchUp = { [weak self] in _ = self?.catchUp(within: PairingAgent.catchUpWithin) }
     }
 
@@ -127,7 +127,7 @@ final class PairingAgent: @unchecked Sendable {
         }
         for (request, label) in open {
             if index == nil {
-                report(.closed("no Bluetooth adapter is being served"))
+                tellOwner(.closed("no Bluetooth adapter is being served"))
             } else {
                 run(window.open(request, label: label, at: clock.now()))
             }
@@ -149,7 +149,7 @@ final class PairingAgent: @unchecked Sendable {
             case .send(let command):
                 send(command)
             case .report(let r):
-                report(r)
+                tellOwner(r)
             case .bond(let phone):
                 do {
                     try bonds.add(phone)
@@ -159,7 +159,7 @@ final class PairingAgent: @unchecked Sendable {
                     // Without the file the bond would be gone at the next start: undo it now.
                     log.error("phone-pairing-not-saved", ["label": phone.label, "error": error.description])
                     send(.unpairDevice(phone.address, disconnect: true))
-                    report(.failed("the bond could not be saved (\(error.description)); it was undone"))
+                    tellOwner(.failed("the bond could not be saved (\(error.description)); it was undone"))
                 }
                 for c in bonds.all.kernelCommands { send(c) }
             case .reloadKeys:

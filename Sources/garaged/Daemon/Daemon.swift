@@ -178,9 +178,10 @@ struct Daemon {
         // HomeKit's _hap._tcp record through avahi-daemon: published last, withdrawn first.
         let mdns = homekit.map { HomeKitAdvertiser(accessory: $0, listeners: listeners, log: log) }
         let subscribers: [any DoorSubscriber] = [notifier] + (mqtt.map { [$0] } ?? []) + (homekit.map { [$0] } ?? [])
+        let owners: [any OwnerCommands] = (peripheral?.agent.map { [$0] } ?? []) + (homekit.map { [$0] } ?? [])
         let loop = DoorLoop(controller: controller, doors: parts,
                             listeners: listeners, inbox: inbox, subscribers: subscribers, notifier: notifier,
-                            pairing: peripheral?.agent, homekit: homekit, clock: clock, log: log, history: history, events: events,
+                            owners: owners, clock: clock, log: log, history: history, events: events,
                             startedAt: startedAt)
         loop.record(EventRecord(time: EventRecord.now(), kind: .start, source: "garaged", detail: "pid \(getpid())"))
         // The first door's fields where the one door's always were, so its start line reads as before.

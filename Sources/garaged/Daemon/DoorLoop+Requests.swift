@@ -58,7 +58,8 @@ extension DoorLoop {
     }
 
     /// The replies to a judged request: the controller's, or for a query the loop answers
-    /// itself (the history, followers, pairing), the loop's.
+    /// itself (the history, followers) the loop's, and for one about a part (pairing, HomeKit)
+    /// that part's.
     private func answer(_ outcome: Controller.Outcome, to connection: Connection) -> [Reply] {
         let source = connection.source
         switch outcome.query {
@@ -83,44 +84,15 @@ extension DoorLoop {
             }
             if topic == .status { return [.ok] + statusRecords(seenBy: outcome.slot) }
             return [.ok] + (since.map { history.since($0).map { Reply.record($0.json) } } ?? [])
-        case .pair(let request):
-            return pair(request, for: connection)
-        case .phones:
-            guard let pairing else { return [.error(.bluetooth)] }
-            let phones = pairing.bonds.all.phones
-            return phones.map { .record($0.publicRecord) } + [.listed(count: phones.count)]
-        case .unpair(let label):
-            return unpair(label, by: source)
-        case .homekit(let verb):
-            return homekitAnswer(verb, by: source)
+        case let query?:
+            // Pairing, phones, HomeKit: the part that runs them answers; none runs it.
+            for part in owners {
+                if let replies = part.answer(query, from: connection, record: { record($0) }) { return replies }
+            }
+            if case .homekit = query { return [.error(.homekit)] }
+            return [.error(.bluetooth)]
         case nil:
             return outcome.replies
-        }
-    }
-
-    /// `Lhomekit`: the setup code and URI (never logged), the pairings, or a reset.
-    private func homekitAnswer(_ verb: LocalCommand.HomeKitVerb, by source: RequestSource) -> [Reply] {
-        guard let homekit else { return [.error(.homekit)] }
-        let state = homekit.state
-        switch verb {
-        case .info:
-            let uri = SetupCode.setupURI(code: state.setupCode, setupID: state.setupID, category: homekit.database.category)
-            return [.record(.object([
-                ("setup_code", .string(state.setupCode)), ("setup_uri", .string(uri)), ("setup_id", .string(state.setupID)),
-                ("paired", .bool(state.isPaired)), ("pairings", .number(Int64(state.pairings.count))), ("id", .string(state.id)),
-                ("name", .string(homekit.database.name)), ("category", .number(Int64(homekit.database.category))),
-                ("config_number", .number(Int64(state.configNumber))), ("failed_setups", .number(Int64(state.failedSetups))),
-                ("setup_locked", .bool(state.failedSetups >= HAPAccessoryState.maxFailures)),
-            ])), .ok]
-        case .pairings:
-            return state.pairings.map { .record(.object([("id", .string($0.id)), ("admin", .bool($0.admin))])) }
-                + [.listed(count: state.pairings.count)]
-        case .reset:
-            guard homekit.reset() else { return [.error(.store)] }
-            log.warning("homekit-reset", ["by": source.description, "effect": "every pairing forgotten, a new setup code, every session closed"])
-            record(EventRecord(time: EventRecord.now(), kind: .homekitReset, source: source.description,
-                               detail: "\(state.pairings.count) pairing\(state.pairings.count == 1 ? "" : "s") forgotten, a new setup code"))
-            return [.ok]
         }
     }
 

@@ -77,10 +77,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     var pendingPushes: [Reply] = []
     /// systemd's view of garaged: readiness and the watchdog (it also subscribes to the status).
     let notifier: ServiceNotifier?
-    /// The Bluetooth pairing agent, with `--ble-security paired`.
-    let pairing: PairingAgent?
-    /// The HomeKit accessory, with `--homekit` (its sessions are among `connections`).
-    let homekit: HomeKitAccessory?
+    /// The parts that answer the owner's commands about themselves: the Bluetooth pairing
+    /// agent (`--ble-security paired`), the HomeKit accessory (`--homekit`).
+    let owners: [any OwnerCommands]
     /// Connections dropped so far: a turn that dropped none needs no check that the one it
     /// polled is still there.
     var dropped = 0
@@ -95,7 +94,7 @@ final class DoorLoop: Service, @unchecked Sendable {
     }
 
     init(controller: Controller, doors: [DoorParts], listeners: [any Listener], inbox: LoopInbox, subscribers: [any DoorSubscriber] = [], notifier: ServiceNotifier? = nil,
-         pairing: PairingAgent? = nil, homekit: HomeKitAccessory? = nil, clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
+         owners: [any OwnerCommands] = [], clock: any MonotonicClock, log: Logger, history: EventLog = EventLog(),
          events: EventWriter? = nil, startedAt: Int64 = PacketSocket.realtimeNow()) {
         self.startedAt = startedAt
         self.controller = controller
@@ -104,8 +103,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         worker = Worker("door-loop", wake: inbox.wake)
         self.subscribers = subscribers
         self.notifier = notifier
-        self.pairing = pairing
-        self.homekit = homekit
+        self.owners = owners
         self.clock = clock
         self.log = log
         self.history = history
@@ -305,8 +303,10 @@ final class DoorLoop: Service, @unchecked Sendable {
         carryOutRelays(released: p.released, overruns: p.overruns)
         for news in p.openers { carryOut(news) }
         for request in p.requests { _ = perform(request) }
-        for report in p.pairingReports { tell(report) }
         for (r, key) in p.records { record([r], summaryKey: key) }
+        for news in p.followerNews {
+            for c in followers(of: news.topic) { c.deliver([.record(news.record)]) }
+        }
         // Told now, not at the end of the coming wait: an opener's report, MQTT's command and a
         // channel's news reach every audience as a switch's edge does.
         if p.changesStatus {

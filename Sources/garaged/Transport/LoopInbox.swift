@@ -6,7 +6,7 @@ import Synchronization
 
 /// What the daemon's other threads hand the door loop, and the wake-up that tells it: listeners
 /// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
-/// stamped with when they may have arrived, the pairing agent's reports, history records from
+/// stamped with when they may have arrived, the pairing agent's news for its follower, history records from
 /// below (HomeKit's pairings and wrong setup codes), and how each channel stands. Every part that feeds the loop is given this at construction, so none holds the loop
 /// itself; the loop takes everything at the top of each turn, and the relays' releases also
 /// straight after each wait.
@@ -20,7 +20,8 @@ final class LoopInbox: Sendable {
         var overruns: [Int: Int] = [:]
         /// Requests from channels that run on threads of their own (Home Assistant's commands).
         var requests: [DoorRequest] = []
-        var pairingReports: [PairingWindow.Report] = []
+        /// Records for the followers of a topic (what the pairing window did), in order.
+        var followerNews: [(topic: LocalCommand.FollowTopic, record: JSONValue)] = []
         /// History records, each with what a burst of it is summarised under.
         var records: [(record: EventRecord, summaryKey: String)] = []
         /// What openers on their own wire reported, in order.
@@ -30,7 +31,7 @@ final class LoopInbox: Sendable {
 
         /// True when what was taken may change the doors' status (anything but listeners).
         var changesStatus: Bool {
-            !released.isEmpty || !overruns.isEmpty || !requests.isEmpty || !pairingReports.isEmpty || !records.isEmpty
+            !released.isEmpty || !overruns.isEmpty || !requests.isEmpty || !followerNews.isEmpty || !records.isEmpty
                 || !openers.isEmpty || !channels.isEmpty
         }
     }
@@ -70,8 +71,8 @@ final class LoopInbox: Sendable {
         hand { $0.requests.append(request) }
     }
 
-    /// What the pairing agent has to tell the owner.
-    func pairing(_ report: PairingWindow.Report) { hand { $0.pairingReports.append(report) } }
+    /// A record for whoever follows `topic` (the pairing agent's news for the owner).
+    func tellFollowers(of topic: LocalCommand.FollowTopic, _ record: JSONValue) { hand { $0.followerNews.append((topic, record)) } }
 
     /// A record for the history; an attempt is summarised per burst of the same `summaryKey`.
     func record(_ record: EventRecord, summaryKey: String) { hand { $0.records.append((record, summaryKey)) } }
