@@ -81,16 +81,25 @@ final class ThrottleLockoutTests: GaragedTestCase {
     func testTheDelayDoublesWithEachFurtherWrongPIN() throws {
         let daemon = try startOpenToNobody([])
         for _ in 1...5 { _ = try nobody("status", pin: "99999", daemon) }
-        XCTAssertEqual(lockSeconds(quotedRecord(try nobody("status", pin: "12345", daemon))), 1)
+        // Each lock's length as the daemon logs it when the lock starts: a query afterwards
+        // could come after a 1 s lock already ran out on a busy machine.
+        waitUntil("the first lock, of 1 s, in the log (seen: \(lockLengths(daemon)))", timeout: .seconds(5)) { lockLengths(daemon) == [1] }
 
         // Wait out the first lock with wrong PINs: refused as LOCKED until it ends, then judged,
-        // counted, and the lock is back for 2 s.
+        // counted, and the lock is back for 2 s; none of the refused ones started a lock.
         var record: String?
         try waitUntil("a wrong PIN to be judged again (last: \(record ?? "-"))", timeout: .seconds(5)) {
             record = quotedRecord(try nobody("status", pin: "99999", daemon))
             return record == "ERR PIN"
         }
-        XCTAssertEqual(lockSeconds(quotedRecord(try nobody("status", pin: "12345", daemon))), 2)
+        waitUntil("the second lock, of 2 s, in the log (seen: \(lockLengths(daemon)))", timeout: .seconds(5)) { lockLengths(daemon) == [1, 2] }
+    }
+
+    /// The length in seconds of each lockout the daemon logged, in order.
+    private func lockLengths(_ daemon: GaragedDaemon) -> [Int] {
+        daemon.log.split(separator: "\n").filter { $0.contains("lockout source=") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("seconds=") }.flatMap { Int($0.dropFirst("seconds=".count)) }
+        }
     }
 
     /// A stranger keeping a channel locked used to hold every phone out until a restart. Now
