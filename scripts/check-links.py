@@ -25,20 +25,29 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
-def prose_lines(text):
-    """(line number, line) for each line outside code blocks, with inline code blanked."""
+def fenced_lines(text):
+    """(line number, line, whether it is in fenced code, its fences included) for each line:
+    the one reading of fences that links and anchors share."""
     fence = None
-    previous_blank = True
-    in_indented = False
     for number, line in enumerate(text.split("\n"), 1):
         if fence:
             if line.strip().startswith(fence):
                 fence = None
-            previous_blank = False
+            yield number, line, True
             continue
         m = FENCE.match(line)
         if m:
             fence = m.group(1)[0] * 3
+        yield number, line, bool(m)
+
+
+def prose_lines(text):
+    """(line number, line) for each line outside code blocks, with inline code blanked."""
+    previous_blank = True
+    in_indented = False
+    for number, line, fenced in fenced_lines(text):
+        if fenced:
+            previous_blank = False
             continue
         blank = not line.strip()
         # An indented code block starts after a blank line and lasts while lines stay indented
@@ -75,15 +84,8 @@ def anchors(path):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         found, seen = set(), {}
-        fence = None
-        for line in text.split("\n"):
-            if fence:
-                if line.strip().startswith(fence):
-                    fence = None
-                continue
-            m = FENCE.match(line)
-            if m:
-                fence = m.group(1)[0] * 3
+        for _, line, fenced in fenced_lines(text):
+            if fenced:
                 continue
             found.update(HTML_ANCHOR.findall(line))
             h = HEADING.match(line)

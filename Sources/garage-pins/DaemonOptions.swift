@@ -27,11 +27,16 @@ struct DaemonOptions: ParsableArguments {
     }
 
     /// Sends one command (about `door`, the first when nil) and returns the replies, or throws
-    /// the daemon's refusal.
-    func send(_ command: Command, door: DoorChoice? = nil) throws(CLIError) -> [String] {
+    /// the daemon's refusal. `lacking` is for a command a door may lack the part for (a light,
+    /// an opener): such a door answers ERR CMD, and `lacking` says what is missing and how to
+    /// add it, instead of "unknown command".
+    func send(_ command: Command, door: DoorChoice? = nil, lacking: (() -> String)? = nil) throws(CLIError) -> [String] {
         let request = Request(pin: try resolvedPIN(), command: command, door: door)
         let replies = try DaemonClient(socketPath: socket).send(CommandCodec.encode(request))
-        if let last = replies.last, last.hasPrefix("ERR") { throw .refused(CLIError.explain(last)) }
+        if let last = replies.last, last.hasPrefix("ERR") {
+            if let lacking, Reply.error(in: last)?.code == .command { throw .refused(lacking()) }
+            throw .refused(CLIError.explain(last))
+        }
         return replies
     }
 

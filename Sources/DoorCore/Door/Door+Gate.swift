@@ -57,7 +57,7 @@ extension Door {
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
-        if let opener = sensing.opener, !openerAnswering || !openerHeard { return .openerSilent(opener) }
+        if let opener = sensing.opener, !openerReady { return .openerSilent(opener) }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
         if closedSensed && openSensed { return .sensorsContradict }
         switch reason {

@@ -90,11 +90,16 @@ extension Door {
         return motionUntil.map { now < $0 } ?? false
     }
 
+    /// Whether the opener takes presses: it answers, and has said where the door is since it
+    /// last went silent. The gate's rule 6b and the status record's `connected` both read this,
+    /// so the record never says connected while the gate refuses for the opener.
+    var openerReady: Bool { openerAnswering && openerHeard }
+
     /// The opener's part of the door's status, nil without one.
     public func openerStatus(at now: Instant) -> OpenerStatus? {
         guard sensing.opener != nil else { return nil }
         return OpenerStatus(protocolName: sensing.openerProtocol ?? "", device: sensing.openerDevice ?? "",
-                            state: openerAnswering ? "connected" : fault == .openerSilent ? "silent" : "connecting",
+                            state: openerReady ? "connected" : fault == .openerSilent ? "silent" : "connecting",
                             remotesLocked: remotesLocked, motion: motion(at: now) ?? false, openings: openings)
     }
 

@@ -85,7 +85,9 @@ public struct OpenerStatus: Equatable, Sendable {
     /// `secplus2`, and the serial device.
     public var protocolName: String
     public var device: String
-    /// `connected`, `connecting` (not answered yet) or `silent` (asked and not answered).
+    /// `connected` (it answers and has said where the door is: the gate's opener rule lets
+    /// presses through), `connecting` (not yet, at start or back from silent: presses are
+    /// refused as for a silent opener) or `silent` (asked and not answered). `Door.openerReady`.
     public var state: String
     public var remotesLocked: Bool?
     public var motion: Bool

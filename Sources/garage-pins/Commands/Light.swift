@@ -17,13 +17,7 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                do throws(CLIError) {
-                    _ = try daemon.send(.light(on: state == "on"), door: door.choice)
-                } catch .refused(let why) where why.hasSuffix("(\(Reply.error(.command).text))") {
-                    // L= is the one request a door without a light answers ERR CMD: say what
-                    // is missing and which setting wires it, not "unknown command".
-                    throw .refused(Light.notWired(door.door))
-                }
+                _ = try daemon.send(.light(on: state == "on"), door: door.choice, lacking: { Light.notWired(door.door) })
                 print("light \(state)" + door.suffix)
             }
         }

@@ -22,13 +22,10 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                do throws(CLIError) {
-                    _ = try daemon.send(.local(.remotes(locked: state == "lock")), door: door.choice)
-                } catch .refused(let why) where why.hasSuffix("(\(Reply.error(.command).text))") {
-                    // A door without an opener answers ERR CMD: say so, not "unknown command".
-                    throw .refused("garaged refused: \(door.door.map { "door \($0)" } ?? "the door") has no opener whose remotes "
-                                   + "could be locked; only a door with opener = secplus2:DEVICE in garaged's config has (ERR CMD)")
-                }
+                _ = try daemon.send(.local(.remotes(locked: state == "lock")), door: door.choice, lacking: {
+                    "garaged refused: \(door.door.map { "door \($0)" } ?? "the door") has no opener whose remotes "
+                        + "could be locked; only a door with opener = secplus2:DEVICE in garaged's config has (ERR CMD)"
+                })
                 print("remotes \(state == "lock" ? "locked" : "unlocked")" + door.suffix)
             }
         }
