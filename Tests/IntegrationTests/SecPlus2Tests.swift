@@ -213,9 +213,12 @@ final class SecPlus2Tests: GaragedTestCase {
         XCTAssertFalse(after.isEmpty, "garaged asks again after the busy line: \(packets)")
         // A packet sent into a pause of the busy line is mixed with its noise: the fake refuses it.
         let during = packets.filter { $0.during_busy == true || $0.refused != nil }
-        guard during.isEmpty else {
+        // The fake held up past 1.3 ms (its loop writes the noise and reads garaged's bytes) may
+        // also read a packet sent into that pause only after the busy line ended.
+        let paused = busy.max_gap >= 0.0013 && !daemon.log.contains("opener-absent")
+        guard during.isEmpty, !paused else {
             XCTAssertEqual(daemon.stop(), .exited(0))
-            throw XCTSkip("the line paused long enough for garaged to send \(during.count) packet(s) into it (the fake's own longest pause: \(Int(busy.max_gap * 1_000_000)) us): the give-up after 5 s was not tested")
+            throw XCTSkip("the line paused long enough for garaged to send into it (\(during.count) packet(s) seen during the noise; the fake's own longest pause: \(Int(busy.max_gap * 1_000_000)) us): the give-up after 5 s was not tested")
         }
         if let first = after.first {
             XCTAssertGreaterThanOrEqual((first.start ?? 0) - busy.busy_end, 0.0013, "sent only 1.3 ms after the line's last byte: \(first)")
