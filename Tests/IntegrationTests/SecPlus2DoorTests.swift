@@ -10,8 +10,7 @@ final class SecPlus2DoorTests: GaragedTestCase {
         try initTable()
         try startOpener(state: "open")
         let daemon = try startGaragedWithOpener(["--warn-s", String(warnS)])
-        XCTAssertTrue(waitUntil("the door OPEN, as the opener says", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) },
-                      doorStatus(daemon), file: file, line: line)
+        assertDoor(daemon, becomes: "OPEN", "the door OPEN, as the opener says", file: file, line: line)
         return daemon
     }
 
@@ -21,7 +20,7 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertTrue(doorStatus(daemon).contains(#""obstruction":false"#), "the opener's photo-eyes: \(doorStatus(daemon))")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "open toward OPEN: nothing to do")
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("the warning, CLOSING, then CLOSED", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "the warning, CLOSING, then CLOSED", within: .seconds(10))
         XCTAssertTrue(waitUntil("the log's CLOSING and CLOSED by garaged", timeout: .seconds(5)) {
             daemon.log.contains("door state=CLOSING by=garaged") && daemon.log.contains("door state=CLOSED by=garaged")
         }, daemon.log)
@@ -49,17 +48,13 @@ final class SecPlus2DoorTests: GaragedTestCase {
             return s.hasPrefix(#"{"door":"CLOSED""#) && s.contains(#""fault":null"#)
         }, doorStatus(daemon))
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "OPEN", "OPEN")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
     func testASwitchBesideAnOpenerIsRefusedNamingBoth() throws {
         try initTable()
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--sensor-closed", "sim:\(dir)/closed",
-                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
-        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
-        XCTAssertTrue(process.stderr.contains("--sensor-closed sim:\(dir)/closed and --opener secplus2:\(openerLink)"), process.stderr)
+        try assertRefusedBesideTheOpener("--sensor-closed", "sim:\(dir)/closed")
     }
 
     /// The opener's light, the lock of its remotes, its motion sensor, its photo-eyes and its
@@ -101,8 +96,7 @@ final class SecPlus2DoorTests: GaragedTestCase {
     func testWithoutAWarnOutputTheOpenersLightFlashesBeforeAClose() throws {
         let daemon = try garagedWithTheDoorOpen(warnS: 3)
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
-                      doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED after the warning", within: .seconds(10))
         XCTAssertTrue(waitUntil("the warning over", timeout: .seconds(5)) { doorStatus(daemon).contains(#""warning":false"#) }, doorStatus(daemon))
         let all = openerPackets()
         guard let press = all.firstIndex(where: { $0.name == "DOOR_ACTION" && $0.byte1 == 1 }) else { return XCTFail("no press: \(all)") }
@@ -124,14 +118,14 @@ final class SecPlus2DoorTests: GaragedTestCase {
         try initTable()
         try startOpener()
         let daemon = try startGaragedWithOpener()
-        XCTAssertTrue(waitUntil("CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED")
         try tell("garbage")
         for _ in 0..<20 { XCTAssertTrue(doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#), doorStatus(daemon)) }
         XCTAssertTrue(waitUntil("the first bad packet in the log", timeout: .seconds(5)) {
             daemon.log.contains("opener-packet-refused") || daemon.log.contains("opener-packet-cut")
         }, daemon.log)
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "the opener still answers and the door still moves")
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "OPEN", "OPEN")
         let lines = daemon.log.split(separator: "\n").filter { $0.contains("opener-packet-") }
         XCTAssertEqual(lines.count, 1, "one line, the rest counted for the minute's summary: \(lines)")
         XCTAssertFalse(daemon.log.contains("door state=OPEN by=\"someone else"), "no state from the garbage: \(daemon.log)")
@@ -150,8 +144,7 @@ final class SecPlus2DoorTests: GaragedTestCase {
         try tell("clear")
         XCTAssertTrue(waitUntil("clear", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":false"#) }, doorStatus(daemon))
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
-                      doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED after the warning", within: .seconds(10))
         XCTAssertEqual(openerPackets().filter { $0.name == "DOOR_ACTION" }.map(\.nibble), [0, 0], "a close's press and release")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
@@ -161,8 +154,7 @@ final class SecPlus2DoorTests: GaragedTestCase {
     func testTheOpenersOwnReversalIsAFailedClose() throws {
         let daemon = try garagedWithTheDoorOpen(warnS: 1)
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSING after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSING""#) },
-                      doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSING", "CLOSING after the warning", within: .seconds(10))
         try tell("obstruct")
         XCTAssertTrue(waitUntil("reversed to OPEN, the close reported failed", timeout: .seconds(5)) {
             let s = doorStatus(daemon)

@@ -117,11 +117,7 @@ final class SecPlus2Tests: GaragedTestCase {
 
     func testARelayBesideAnOpenerIsRefusedNamingBoth() throws {
         try initTable()
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--relay", "sim:\(tracePath)",
-                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
-        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
-        XCTAssertTrue(process.stderr.contains("--relay sim:\(tracePath) and --opener secplus2:\(openerLink)"), process.stderr)
+        try assertRefusedBesideTheOpener("--relay", "sim:\(tracePath)")
     }
 
     /// Each packet goes out only after 1.3 ms without a byte on the line (its own last byte

@@ -63,6 +63,22 @@ extension GaragedTestCase {
     /// The door's status record as the master PIN reads it ("" when the ask failed).
     func doorStatus(_ daemon: GaragedDaemon) -> String { (try? daemon.ask("12345Lstatus")) ?? "" }
 
+    /// Asserts the door's status record comes to say `state` within `timeout` (`what` names the wait).
+    func assertDoor(_ daemon: GaragedDaemon, becomes state: String, _ what: String, within timeout: Duration = .seconds(5),
+                    file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(waitUntil(what, timeout: timeout) { doorStatus(daemon).hasPrefix(#"{"door":"\#(state)""#) }, doorStatus(daemon),
+                      file: file, line: line)
+    }
+
+    /// Starts garaged with `flag value` beside the opener and asserts it refuses, naming both.
+    func assertRefusedBesideTheOpener(_ flag: String, _ value: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let process = try spawn(try Binaries.path(of: "garaged"),
+                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", flag, value, "--opener", "secplus2:\(openerLink)"],
+                                name: "garaged-both")
+        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1), file: file, line: line)
+        XCTAssertTrue(process.stderr.contains("\(flag) \(value) and --opener secplus2:\(openerLink)"), process.stderr, file: file, line: line)
+    }
+
     /// Tells the default fake opener something happened at it (motion, obstruct, clear, button, garbage).
     func tell(_ line: String) throws {
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: openerControl))
