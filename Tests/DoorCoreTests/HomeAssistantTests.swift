@@ -108,26 +108,15 @@ final class HomeAssistantTests: XCTestCase {
         }
         let cover = docs[0].payload
         let light = try doc("homeassistant/light/d/light/config", in: docs)
-        XCTAssertEqual(light["name"]?.stringValue, "Light")
-        XCTAssertEqual(light["unique_id"]?.stringValue, "garaged_d_door_light")
-        XCTAssertEqual(light["state_topic"]?.stringValue, "garaged/d/light")
-        XCTAssertEqual(light["command_topic"]?.stringValue, "garaged/d/light/set")
-        XCTAssertEqual(light["payload_on"]?.stringValue, "ON")
-        XCTAssertEqual(light["payload_off"]?.stringValue, "OFF")
+        assertStrings(light, ["name": "Light", "unique_id": "garaged_d_door_light", "state_topic": "garaged/d/light",
+                              "command_topic": "garaged/d/light/set", "payload_on": "ON", "payload_off": "OFF"])
         let lock = try doc("homeassistant/lock/d/remotes/config", in: docs)
-        XCTAssertEqual(lock["unique_id"]?.stringValue, "garaged_d_door_remotes")
-        XCTAssertEqual(lock["state_topic"]?.stringValue, "garaged/d/remotes")
-        XCTAssertEqual(lock["command_topic"]?.stringValue, "garaged/d/remotes/set")
-        XCTAssertEqual(lock["payload_lock"]?.stringValue, "LOCK")
-        XCTAssertEqual(lock["payload_unlock"]?.stringValue, "UNLOCK")
-        XCTAssertEqual(lock["state_locked"]?.stringValue, "LOCKED")
-        XCTAssertEqual(lock["state_unlocked"]?.stringValue, "UNLOCKED")
+        assertStrings(lock, ["unique_id": "garaged_d_door_remotes", "state_topic": "garaged/d/remotes", "command_topic": "garaged/d/remotes/set",
+                             "payload_lock": "LOCK", "payload_unlock": "UNLOCK", "state_locked": "LOCKED", "state_unlocked": "UNLOCKED"])
         let motion = try doc("homeassistant/binary_sensor/d/motion/config", in: docs)
-        XCTAssertEqual(motion["device_class"]?.stringValue, "motion")
-        XCTAssertEqual(motion["state_topic"]?.stringValue, "garaged/d/motion")
+        assertStrings(motion, ["device_class": "motion", "state_topic": "garaged/d/motion"])
         let openings = try doc("homeassistant/sensor/d/openings/config", in: docs)
-        XCTAssertEqual(openings["state_class"]?.stringValue, "total_increasing")
-        XCTAssertEqual(openings["state_topic"]?.stringValue, "garaged/d/openings")
+        assertStrings(openings, ["state_class": "total_increasing", "state_topic": "garaged/d/openings"])
         for entity in [light, lock, motion, openings] {
             for key in ["availability_topic", "payload_available", "payload_not_available", "device"] { XCTAssertEqual(entity[key], cover[key], key) }
         }
@@ -141,9 +130,7 @@ final class HomeAssistantTests: XCTestCase {
         let read = off.discovery()
         XCTAssertFalse(read.contains { $0.payload["command_topic"] != nil }, "no command topic anywhere")
         let readLight = try doc("homeassistant/binary_sensor/d/gate_light/config", in: read)
-        XCTAssertEqual(readLight["device_class"]?.stringValue, "light")
-        XCTAssertEqual(readLight["name"]?.stringValue, "Front gate: light")
-        XCTAssertEqual(readLight["state_topic"]?.stringValue, "garaged/d/gate/light")
+        assertStrings(readLight, ["device_class": "light", "name": "Front gate: light", "state_topic": "garaged/d/gate/light"])
         let readLock = try doc("homeassistant/binary_sensor/d/gate_remotes/config", in: read)
         XCTAssertEqual(readLock["device_class"]?.stringValue, "lock")
         XCTAssertEqual(readLock["payload_on"]?.stringValue, "UNLOCKED", "Home Assistant's lock class is on when unlocked")
@@ -277,5 +264,10 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertEqual(seen(warned.command(.stop, from: mqtt, at: t(1_000)).door),
                        [.pressCancelled(.close, "a stop request"), .warning(on: false)])
         XCTAssertEqual(warned.tick(at: t(60_000)).presses, [])
+    }
+
+    /// Asserts a discovery document's string fields, each named when it differs.
+    private func assertStrings(_ doc: JSONValue, _ expected: KeyValuePairs<String, String>, file: StaticString = #filePath, line: UInt = #line) {
+        for (key, value) in expected { XCTAssertEqual(doc[key]?.stringValue, value, key, file: file, line: line) }
     }
 }

@@ -97,13 +97,7 @@ final class ObstructionTests: XCTestCase {
 
     /// A STOP of a closing door is what a broken beam asks for: still pressed.
     func testAStopOfAClosingDoorIsStillPressedWhileTheBeamIsBroken() {
-        var door = openDoor()
-        _ = door.request(open: false, at: t(0))
-        door.warningShown(at: t(0))
-        XCTAssertEqual(pressed(door.advance(to: t(5_000))), [.close])
-        _ = door.relayReleased(at: t(5_300))
-        _ = door.sensor(.open, active: false, at: t(6_000))
-        XCTAssertEqual(door.position, .closing)
+        var door = closingDoor(timing: timing, sensing: sensing)
         _ = door.sensor(.obstruction, active: true, at: t(7_000))
         let stop = door.stop(at: t(7_000))
         XCTAssertEqual(stop.reply, .ok)

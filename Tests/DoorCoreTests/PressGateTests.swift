@@ -89,13 +89,7 @@ final class PressGateTests: XCTestCase {
     /// A STOP while garaged's own warned close runs presses at once: the warning has been on
     /// the whole time.
     func testAStopDuringAWarnedCloseIsImmediate() {
-        var door = Door(timing: timing, sensing: both, open: true, at: t(0))
-        _ = door.request(open: false, at: t(0))
-        door.warningShown(at: t(0))
-        XCTAssertEqual(pressed(door.advance(to: t(5_000))), [.close])
-        _ = door.relayReleased(at: t(5_300))
-        _ = door.sensor(.open, active: false, at: t(6_000))
-        XCTAssertEqual(door.position, .closing)
+        var door = closingDoor(timing: timing, sensing: both)
         XCTAssertEqual(pressed(door.stop(at: t(7_000)).events), [.stop])
         XCTAssertEqual(door.position, .stopped)
     }

@@ -49,13 +49,15 @@ final class SettingsParsingTests: XCTestCase {
     func testARelayBesideAnOpenerIsRefusedNamingBoth() throws {
         let dir = try TempFolder()
         let conf = try dir.write("garaged.conf", "relay = sim:/tmp/r.trace\nopener = secplus2:/dev/ttyS9\n")
-        XCTAssertEqual(refusal(["--config", conf]),
-                       "\(conf):1: relay = sim:/tmp/r.trace and \(conf):2: opener = secplus2:/dev/ttyS9: the door cannot have both a relay and an opener; an opener is moved on its own wire, so remove relay (or remove opener to press a relay)")
-        // The same from the command line, and for a named door.
-        XCTAssertEqual(refusal(["--relay", "sim:/tmp/r.trace", "--opener", "secplus2:/dev/ttyS9"]),
-                       "--relay sim:/tmp/r.trace and --opener secplus2:/dev/ttyS9: the door cannot have both a relay and an opener; an opener is moved on its own wire, so remove relay (or remove opener to press a relay)")
-        XCTAssertEqual(refusal(["--door.gate.relay", "sim:/tmp/r.trace", "--door.gate.opener", "secplus2:/dev/ttyS9"]),
-                       "--door.gate.relay sim:/tmp/r.trace and --door.gate.opener secplus2:/dev/ttyS9: door gate cannot have both a relay and an opener; an opener is moved on its own wire, so remove relay (or remove opener to press a relay)")
+        let why = "cannot have both a relay and an opener; an opener is moved on its own wire, so remove relay (or remove opener to press a relay)"
+        // From the file, the same from the command line, and for a named door.
+        assertRefusals([
+            (["--config", conf], "\(conf):1: relay = sim:/tmp/r.trace and \(conf):2: opener = secplus2:/dev/ttyS9: the door \(why)"),
+            (["--relay", "sim:/tmp/r.trace", "--opener", "secplus2:/dev/ttyS9"],
+             "--relay sim:/tmp/r.trace and --opener secplus2:/dev/ttyS9: the door \(why)"),
+            (["--door.gate.relay", "sim:/tmp/r.trace", "--door.gate.opener", "secplus2:/dev/ttyS9"],
+             "--door.gate.relay sim:/tmp/r.trace and --door.gate.opener secplus2:/dev/ttyS9: door gate \(why)"),
+        ])
     }
 
     /// An unknown key is refused with the setting it was probably meant to be, in the file and
@@ -63,12 +65,11 @@ final class SettingsParsingTests: XCTestCase {
     func testAnUnknownKeySaysWhichWasMeant() throws {
         let dir = try TempFolder()
         let conf = try dir.write("garaged.conf", "travel-s = 5\npuls-ms = 300\n")
-        XCTAssertEqual(refusal(["--config", conf]),
-                       "\(conf):2: unknown setting 'puls-ms'; did you mean 'pulse-ms'? (garaged --help lists every setting)")
-        XCTAssertEqual(refusal(["--puls-ms", "300"]),
-                       "unknown option --puls-ms (did you mean --pulse-ms?); garaged --help lists the settings")
-        XCTAssertEqual(refusal(["--door.gate.puls-ms", "300"]),
-                       "unknown option --door.gate.puls-ms (did you mean --door.gate.pulse-ms?); garaged --help lists the settings")
+        assertRefusals([
+            (["--config", conf], "\(conf):2: unknown setting 'puls-ms'; did you mean 'pulse-ms'? (garaged --help lists every setting)"),
+            (["--puls-ms", "300"], "unknown option --puls-ms (did you mean --pulse-ms?); garaged --help lists the settings"),
+            (["--door.gate.puls-ms", "300"], "unknown option --door.gate.puls-ms (did you mean --door.gate.pulse-ms?); garaged --help lists the settings"),
+        ])
     }
 
     /// What could silently leave a default in force is refused, naming the line: a trailing

@@ -95,6 +95,12 @@ func refusal(_ arguments: [String], file: StaticString = #filePath, line: UInt =
     }
 }
 
+/// Asserts the exact words of each refusal in turn: one mistake made in the file, by a flag
+/// and by a named door's flag says the same thing, pointing at where it was made.
+func assertRefusals(_ cases: [(arguments: [String], says: String)], file: StaticString = #filePath, line: UInt = #line) {
+    for c in cases { XCTAssertEqual(refusal(c.arguments, file: file, line: line), c.says, "\(c.arguments)", file: file, line: line) }
+}
+
 /// A client of the local socket written with the plain calls (socket, connect, send, poll,
 /// recv), not the daemon's own, so a test sees the bytes garaged puts on the wire.
 final class PacketClient {

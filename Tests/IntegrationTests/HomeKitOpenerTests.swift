@@ -11,43 +11,6 @@ final class HomeKitOpenerTests: GaragedTestCase {
     /// light, motion.
     static let obstruction = "1.19", lockCurrent = "1.21", lockTarget = "1.22", light = "1.33", motion = "1.49"
 
-    /// One packet the fake opener received, as it logged it.
-    private struct Received: Decodable {
-        let name: String?
-        let nibble: Int?
-        let accepted: Bool?
-    }
-
-    private var repo: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-    private var openerLink: String { dir + "/opener-tty" }
-    private var openerLog: String { dir + "/opener.jsonl" }
-    private var control: String { dir + "/opener-control" }
-
-    /// The fake opener on its pty, a closed door, taking commands on `control` (`tell`).
-    private func startOpener() throws {
-        let python = try Binaries.system("python3", package: "python3")
-        _ = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", openerLog, "--link", openerLink, "--travel-s", "1",
-                               "--state", "closed", "--control", control], name: "fakeopener")
-        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
-    }
-
-    /// Tells the fake opener something happened at it (motion, its photo-eyes).
-    private func tell(_ line: String) throws {
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: control))
-        handle.write(Data((line + "\n").utf8))
-        try handle.close()
-    }
-
-    /// Every packet the fake opener has received so far.
-    private func received() -> [Received] {
-        guard let text = try? String(contentsOfFile: openerLog, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Received.self, from: Data($0.utf8)) }
-    }
-
-    private func doorStatus(_ daemon: GaragedDaemon) -> String { (try? daemon.ask("12345Lstatus")) ?? "" }
-
     /// One characteristic's value as HomeKit reads it now (booleans as 0 and 1), nil when the read failed.
     private func read(_ char: String, port: String) -> Int? {
         guard let r = try? hap(["get", "--pairing", pairingFile, "--port", port, "--char", char]), r.termination == .exited(0) else { return nil }
@@ -58,12 +21,8 @@ final class HomeKitOpenerTests: GaragedTestCase {
         _ = try python()  // skipped, not failed, without aiohomekit
         try initTable()
         try startOpener()
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
-                                 "--opener", "secplus2:\(openerLink)",
-                                 "--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"], name: "garaged-opener-homekit")
-        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
-        try waitForSocket(daemon)
+        let daemon = try startGaragedWithOpener(["--homekit", "--homekit-port", "0", "--homekit-bind", "127.0.0.1"],
+                                                name: "garaged-opener-homekit")
         XCTAssertTrue(waitUntil("the opener connected, its lock known", timeout: .seconds(10)) {
             doorStatus(daemon).contains(#""state":"connected","remotes_locked":false"#)
         }, doorStatus(daemon))
@@ -87,8 +46,8 @@ final class HomeKitOpenerTests: GaragedTestCase {
         let lock = try hap(["put", "--pairing", pairingFile, "--port", port, "--char", Self.lockTarget + "=1"])
         XCTAssertEqual(lock.termination, .exited(0), lock.stdout + lock.stderr)
         XCTAssertTrue(waitUntil("the opener got LOCK on", timeout: .seconds(5)) {
-            received().contains { $0.name == "LOCK" && $0.nibble == 1 && $0.accepted == true }
-        }, "\(received().compactMap(\.name))")
+            openerPackets().contains { $0.name == "LOCK" && $0.nibble == 1 && $0.accepted == true }
+        }, "\(openerPackets().compactMap(\.name))")
         XCTAssertTrue(waitUntil("the lock reads secured, as the opener says", timeout: .seconds(10)) {
             read(Self.lockCurrent, port: port) == 1
         }, doorStatus(daemon))
@@ -97,8 +56,8 @@ final class HomeKitOpenerTests: GaragedTestCase {
         let on = try hap(["put", "--pairing", pairingFile, "--port", port, "--char", Self.light + "=true"])
         XCTAssertEqual(on.termination, .exited(0), on.stdout + on.stderr)
         XCTAssertTrue(waitUntil("the opener got LIGHT on", timeout: .seconds(5)) {
-            received().contains { $0.name == "LIGHT" && $0.nibble == 1 && $0.accepted == true }
-        }, "\(received().compactMap(\.name))")
+            openerPackets().contains { $0.name == "LIGHT" && $0.nibble == 1 && $0.accepted == true }
+        }, "\(openerPackets().compactMap(\.name))")
         XCTAssertTrue(waitUntil("the light reads on", timeout: .seconds(10)) { read(Self.light, port: port) == 1 }, doorStatus(daemon))
 
         try tell("obstruct")

@@ -8,49 +8,13 @@ import XCTest
 final class MQTTOpenerTests: GaragedTestCase {
     private let node = "openerdoor"
     private var base: String { "garaged/\(node)" }
-    private var repo: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-    private var openerLink: String { dir + "/opener-tty" }
-    private var control: String { dir + "/opener-control" }
-    private var openerLog: String { dir + "/opener.jsonl" }
-
-    /// The fake opener on its pty, closed, with 17 openings counted; `tell` sends it what happens.
-    private func opener() throws -> ChildProcess {
-        let python = try Binaries.system("python3", package: "python3")
-        let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", openerLog, "--link", openerLink,
-                                      "--travel-s", "1", "--state", "closed", "--control", control], name: "fakeopener")
-        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
-        return fake
-    }
-
+    /// garaged with the opener, announcing it to `broker` as `node`.
     private func garaged(_ broker: MQTTBroker, _ extra: [String]) throws -> GaragedDaemon {
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0", "--motion-s", "2",
-                                 "--opener", "secplus2:\(openerLink)", "--mqtt", broker.url, "--mqtt-client-id", node] + extra,
-                                name: "garaged-opener-mqtt")
-        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
-        try waitForSocket(daemon)
-        return daemon
+        try startGaragedWithOpener(["--motion-s", "2", "--mqtt", broker.url, "--mqtt-client-id", node] + extra, name: "garaged-opener-mqtt")
     }
 
-    /// Tells the fake opener something happened at it (motion, its photo-eyes, its wall button).
-    private func tell(_ line: String) throws {
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: control))
-        handle.write(Data((line + "\n").utf8))
-        try handle.close()
-    }
-
-    /// The packets the fake opener accepted from garaged: (name, nibble).
-    private func accepted() -> [(name: String, nibble: Int)] {
-        let text = (try? String(contentsOfFile: openerLog, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            // A line the fake is still writing is not JSON yet: read again later.
-            guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], o["accepted"] as? Bool == true,
-                  let name = o["name"] as? String, let nibble = o["nibble"] as? Int else { return nil }
-            return (name, nibble)
-        }
-    }
+    /// The packets the fake opener accepted from garaged.
+    private func accepted() -> [OpenerPacket] { openerPackets().filter { $0.accepted == true } }
 
     private func waitForValue(_ broker: MQTTBroker, _ topic: String, _ value: String, _ what: String) {
         broker.waitForRetained(["\(base)/\(topic)"], what) { $0["\(base)/\(topic)"] == value }
@@ -59,7 +23,7 @@ final class MQTTOpenerTests: GaragedTestCase {
     func testTheOpenersEntitiesAreAnnouncedAndItsLockAndLightAreCommanded() throws {
         try initTable()
         let broker = try MQTTBroker(self)
-        _ = try opener()
+        try startOpener()
         let daemon = try garaged(broker, ["--mqtt-commands"])
         let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the opener's entities and their values") {
             $0["\(base)/openings"] == "17" && $0["\(base)/remotes"] == "UNLOCKED" && $0["homeassistant/lock/\(node)/remotes/config"] != nil
@@ -127,7 +91,7 @@ final class MQTTOpenerTests: GaragedTestCase {
     func testWithoutCommandsTheLightAndTheLockAreOnlySensors() throws {
         try initTable()
         let broker = try MQTTBroker(self)
-        _ = try opener()
+        try startOpener()
         let daemon = try garaged(broker, [])
         let held = broker.waitForRetained(["homeassistant/#", "\(base)/#"], "the opener's read-only entities") {
             $0["\(base)/remotes"] == "UNLOCKED" && $0["homeassistant/binary_sensor/\(node)/remotes/config"] != nil

@@ -5,46 +5,22 @@ import XCTest
 /// `opener`), its photo-eyes the gate's obstruction, and its silence a fault that stops every
 /// press until it answers again. Against Tests/secplus/fakeopener.py on a pty.
 final class SecPlus2DoorTests: GaragedTestCase {
-    private var repo: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-    private var openerLink: String { dir + "/opener-tty" }
-
-    private var control: String { dir + "/opener-control" }
-
-    /// The fake opener on its pty, started `muted` (unplugged) or answering; `control` takes its
-    /// commands (`tell`).
-    private func opener(muted: Bool = false, state: String = "closed") throws -> ChildProcess {
-        let python = try Binaries.system("python3", package: "python3")
-        let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", dir + "/opener.jsonl", "--link", openerLink,
-                                      "--travel-s", "1", "--state", state, "--control", control] + (muted ? ["--mute"] : []),
-                             name: "fakeopener")
-        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
-        return fake
-    }
-
-    private func garaged(_ extra: [String] = []) throws -> GaragedDaemon {
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
-                                 "--opener", "secplus2:\(openerLink)"] + extra, name: "garaged-opener")
-        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
-        try waitForSocket(daemon)
+    /// garaged behind an opener whose door is open, once it reports the door OPEN: where a close starts.
+    private func garagedWithTheDoorOpen(warnS: Int, file: StaticString = #filePath, line: UInt = #line) throws -> GaragedDaemon {
+        try initTable()
+        try startOpener(state: "open")
+        let daemon = try startGaragedWithOpener(["--warn-s", String(warnS)])
+        assertDoor(daemon, becomes: "OPEN", "the door OPEN, as the opener says", file: file, line: line)
         return daemon
     }
 
-    private func doorStatus(_ daemon: GaragedDaemon) -> String { (try? daemon.ask("12345Lstatus")) ?? "" }
-
     func testTheOpenersStatusIsTheDoorsPositionAndAnOpenMovesIt() throws {
-        try initTable()
-        _ = try opener(state: "open")
-        let daemon = try garaged(["--warn-s", "1"])
-        XCTAssertTrue(waitUntil("the door OPEN, as the opener says", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) },
-                      doorStatus(daemon))
+        let daemon = try garagedWithTheDoorOpen(warnS: 1)
         XCTAssertTrue(doorStatus(daemon).contains(#""mode":"opener""#), doorStatus(daemon))
         XCTAssertTrue(doorStatus(daemon).contains(#""obstruction":false"#), "the opener's photo-eyes: \(doorStatus(daemon))")
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "open toward OPEN: nothing to do")
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("the warning, CLOSING, then CLOSED", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "the warning, CLOSING, then CLOSED", within: .seconds(10))
         XCTAssertTrue(waitUntil("the log's CLOSING and CLOSED by garaged", timeout: .seconds(5)) {
             daemon.log.contains("door state=CLOSING by=garaged") && daemon.log.contains("door state=CLOSED by=garaged")
         }, daemon.log)
@@ -56,8 +32,8 @@ final class SecPlus2DoorTests: GaragedTestCase {
     /// all of it back by itself once it answers.
     func testASilentOpenerIsAFaultAndTakesNoPressUntilItAnswers() throws {
         try initTable()
-        let fake = try opener(muted: true)
-        let daemon = try garaged()
+        let fake = try startOpener(muted: true)
+        let daemon = try startGaragedWithOpener()
         XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT", "not answered yet: its state is not known")
         XCTAssertTrue(waitUntil("opener-silent after 5 s of asking", timeout: .seconds(10)) { doorStatus(daemon).contains(#""fault":"OPENER SILENT""#) },
                       doorStatus(daemon))
@@ -72,32 +48,21 @@ final class SecPlus2DoorTests: GaragedTestCase {
             return s.hasPrefix(#"{"door":"CLOSED""#) && s.contains(#""fault":null"#)
         }, doorStatus(daemon))
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "OPEN", "OPEN")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
     func testASwitchBesideAnOpenerIsRefusedNamingBoth() throws {
         try initTable()
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--sensor-closed", "sim:\(dir)/closed",
-                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
-        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
-        XCTAssertTrue(process.stderr.contains("--sensor-closed sim:\(dir)/closed and --opener secplus2:\(openerLink)"), process.stderr)
-    }
-
-    /// Tells the fake opener something happened at it (motion, its photo-eyes, its wall button).
-    private func tell(_ line: String) throws {
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: control))
-        handle.write(Data((line + "\n").utf8))
-        try handle.close()
+        try assertRefusedBesideTheOpener("--sensor-closed", "sim:\(dir)/closed")
     }
 
     /// The opener's light, the lock of its remotes, its motion sensor, its photo-eyes and its
     /// count of openings, all in the status record; the wall button is someone else.
     func testTheOpenersLightLockMotionPhotoEyesAndOpeningsAreInTheStatus() throws {
         try initTable()
-        _ = try opener()
-        let daemon = try garaged(["--motion-s", "2"])
+        try startOpener()
+        let daemon = try startGaragedWithOpener(["--motion-s", "2"])
         XCTAssertTrue(waitUntil("the opener connected, its count of openings known", timeout: .seconds(5)) {
             doorStatus(daemon).contains(#""opener":{"protocol":"secplus2","device":"\#(openerLink)","state":"connected","remotes_locked":false,"motion":false,"openings":17}"#)
         }, doorStatus(daemon))
@@ -126,38 +91,22 @@ final class SecPlus2DoorTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
-    /// One packet the fake opener received, as it logged it.
-    private struct Packet: Decodable {
-        let t: Double
-        let name: String?
-        let nibble: Int?
-        let byte1: Int?
-    }
-
-    private func packets() -> [Packet] {
-        readText(dir + "/opener.jsonl").split(separator: "\n").compactMap { try? JSONDecoder().decode(Packet.self, from: Data($0.utf8)) }
-    }
-
     /// No `warn` output: a close garaged starts is announced by the opener's own light flashing,
     /// at least once a second for warn-s, and the light is left as it was.
     func testWithoutAWarnOutputTheOpenersLightFlashesBeforeAClose() throws {
-        try initTable()
-        _ = try opener(state: "open")
-        let daemon = try garaged(["--warn-s", "3"])
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        let daemon = try garagedWithTheDoorOpen(warnS: 3)
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
-                      doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED after the warning", within: .seconds(10))
         XCTAssertTrue(waitUntil("the warning over", timeout: .seconds(5)) { doorStatus(daemon).contains(#""warning":false"#) }, doorStatus(daemon))
-        let all = packets()
+        let all = openerPackets()
         guard let press = all.firstIndex(where: { $0.name == "DOOR_ACTION" && $0.byte1 == 1 }) else { return XCTFail("no press: \(all)") }
         let flashes = all[..<press].filter { $0.name == "LIGHT" }
         XCTAssertGreaterThanOrEqual(flashes.count, 3, "on and off at least once a second for 3 s before the press: \(all)")
         XCTAssertEqual(all[press].nibble, 0, "then the close")
         if let first = flashes.first { XCTAssertGreaterThanOrEqual(all[press].t - first.t, 2.5, "a whole warning before the press") }
         XCTAssertTrue(waitUntil("the light left as it was (off)", timeout: .seconds(5)) {
-            packets().last(where: { $0.name == "LIGHT" })?.nibble == 0 && doorStatus(daemon).contains(#""light":false"#)
-        }, "\(packets())")
+            openerPackets().last(where: { $0.name == "LIGHT" })?.nibble == 0 && doorStatus(daemon).contains(#""light":false"#)
+        }, "\(openerPackets())")
         XCTAssertTrue(daemon.log.contains("shown_by=\"the opener's light, flashing\""), daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
@@ -167,16 +116,16 @@ final class SecPlus2DoorTests: GaragedTestCase {
     /// the owner's socket answers throughout, and the log says it once, not 300 times.
     func testGarbageOnTheWireChangesNothingAndIsLoggedOnce() throws {
         try initTable()
-        _ = try opener()
-        let daemon = try garaged()
-        XCTAssertTrue(waitUntil("CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        try startOpener()
+        let daemon = try startGaragedWithOpener()
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED")
         try tell("garbage")
         for _ in 0..<20 { XCTAssertTrue(doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#), doorStatus(daemon)) }
         XCTAssertTrue(waitUntil("the first bad packet in the log", timeout: .seconds(5)) {
             daemon.log.contains("opener-packet-refused") || daemon.log.contains("opener-packet-cut")
         }, daemon.log)
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK", "the opener still answers and the door still moves")
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        assertDoor(daemon, becomes: "OPEN", "OPEN")
         let lines = daemon.log.split(separator: "\n").filter { $0.contains("opener-packet-") }
         XCTAssertEqual(lines.count, 1, "one line, the rest counted for the minute's summary: \(lines)")
         XCTAssertFalse(daemon.log.contains("door state=OPEN by=\"someone else"), "no state from the garbage: \(daemon.log)")
@@ -186,34 +135,26 @@ final class SecPlus2DoorTests: GaragedTestCase {
     /// The opener's own photo-eyes are the gate's: no close (and no warning) while they see
     /// something; once clear, the close goes out as the opener's command.
     func testTheOpenersPhotoEyesRefuseACloseUntilClear() throws {
-        try initTable()
-        _ = try opener(state: "open")
-        let daemon = try garaged(["--warn-s", "1"])
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        let daemon = try garagedWithTheDoorOpen(warnS: 1)
         try tell("obstruct")
         XCTAssertTrue(waitUntil("obstructed", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":true"#) }, doorStatus(daemon))
         XCTAssertEqual(try daemon.ask("12345O=0"), "ERR OBSTRUCTED")
         XCTAssertTrue(doorStatus(daemon).contains(#""warning":false"#), "no warning either: \(doorStatus(daemon))")
-        XCTAssertFalse(packets().contains { $0.name == "DOOR_ACTION" || $0.name == "LIGHT" }, "nothing sent: \(packets())")
+        XCTAssertFalse(openerPackets().contains { $0.name == "DOOR_ACTION" || $0.name == "LIGHT" }, "nothing sent: \(openerPackets())")
         try tell("clear")
         XCTAssertTrue(waitUntil("clear", timeout: .seconds(5)) { doorStatus(daemon).contains(#""obstruction":false"#) }, doorStatus(daemon))
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSED after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) },
-                      doorStatus(daemon))
-        XCTAssertEqual(packets().filter { $0.name == "DOOR_ACTION" }.map(\.nibble), [0, 0], "a close's press and release")
+        assertDoor(daemon, becomes: "CLOSED", "CLOSED after the warning", within: .seconds(10))
+        XCTAssertEqual(openerPackets().filter { $0.name == "DOOR_ACTION" }.map(\.nibble), [0, 0], "a close's press and release")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
     /// The beam broken while the door closes: the opener reverses it by itself, and garaged
     /// reports the close that did not finish (auto-close waits until the door is seen closed).
     func testTheOpenersOwnReversalIsAFailedClose() throws {
-        try initTable()
-        _ = try opener(state: "open")
-        let daemon = try garaged(["--warn-s", "1"])
-        XCTAssertTrue(waitUntil("OPEN", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"OPEN""#) }, doorStatus(daemon))
+        let daemon = try garagedWithTheDoorOpen(warnS: 1)
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        XCTAssertTrue(waitUntil("CLOSING after the warning", timeout: .seconds(10)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSING""#) },
-                      doorStatus(daemon))
+        assertDoor(daemon, becomes: "CLOSING", "CLOSING after the warning", within: .seconds(10))
         try tell("obstruct")
         XCTAssertTrue(waitUntil("reversed to OPEN, the close reported failed", timeout: .seconds(5)) {
             let s = doorStatus(daemon)

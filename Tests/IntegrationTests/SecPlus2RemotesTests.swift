@@ -5,40 +5,9 @@ import XCTest
 /// own remotes and keypads with its LOCK command; the status record shows the opener's word and
 /// the history who asked. Against Tests/secplus/fakeopener.py on a pty.
 final class SecPlus2RemotesTests: GaragedTestCase {
-    private var repo: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-    private var openerLink: String { dir + "/opener-tty" }
-    private var openerLog: String { dir + "/opener.jsonl" }
-
-    /// The fake opener on its pty, answering, its door closed.
-    private func opener() throws -> ChildProcess {
-        let python = try Binaries.system("python3", package: "python3")
-        let fake = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", openerLog, "--link", openerLink,
-                                      "--travel-s", "1", "--state", "closed"], name: "fakeopener")
-        _ = waitUntil("the fake opener's pty at \(openerLink)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: openerLink) }
-        return fake
-    }
-
-    private func garaged() throws -> GaragedDaemon {
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
-                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-opener")
-        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
-        try waitForSocket(daemon)
-        return daemon
-    }
-
-    private func doorStatus(_ daemon: GaragedDaemon) -> String { (try? daemon.ask("12345Lstatus")) ?? "" }
-
     /// The LOCK packets the fake opener accepted, by their nibble (1 lock, 0 unlock).
     private func lockNibbles() -> [Int] {
-        let text = (try? String(contentsOfFile: openerLog, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  o["name"] as? String == "LOCK", o["accepted"] as? Bool == true else { return nil }
-            return o["nibble"] as? Int
-        }
+        openerPackets().filter { $0.name == "LOCK" && $0.accepted == true }.compactMap(\.nibble)
     }
 
     /// The history's `remotes` records, from `garage-pins log --json`.
@@ -50,8 +19,8 @@ final class SecPlus2RemotesTests: GaragedTestCase {
 
     func testLockAndUnlockReachTheOpenerItsStatusAndTheHistory() throws {
         try initTable()
-        _ = try opener()
-        let daemon = try garaged()
+        try startOpener()
+        let daemon = try startGaragedWithOpener()
         XCTAssertTrue(waitUntil("the opener connected, its remotes unlocked", timeout: .seconds(5)) {
             doorStatus(daemon).contains(#""state":"connected","remotes_locked":false"#)
         }, doorStatus(daemon))

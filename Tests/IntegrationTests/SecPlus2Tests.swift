@@ -4,26 +4,6 @@ import XCTest
 /// garaged driving a Security+ 2.0 opener (issue 31) on a pty, against Tests/secplus/fakeopener.py:
 /// the opener's wire from the notes, timing and the shared wire's echo included.
 final class SecPlus2Tests: GaragedTestCase {
-    /// One packet the fake opener received, as it logged it.
-    private struct Received: Decodable {
-        let t: Double
-        let rolling: UInt32?
-        let client: UInt32?
-        let name: String?
-        let nibble: Int?
-        let byte1: Int?
-        let accepted: Bool?
-        let refused: String?
-        /// When the read that brought the packet's first byte happened, and when its last byte went back.
-        let start: Double?
-        let echoed: Double?
-        /// How many times the fake wrote between garaged's previous packet's echo and this one's start.
-        let writes_between: Int?
-        /// The longest pause in what the fake wrote between garaged's previous packet and this one.
-        let longest_quiet: Double?
-        let during_busy: Bool?
-    }
-
     /// The fake's record of a busy line (--busy-s): when its noise started and ended, and its
     /// longest pause (a loaded machine can hold the fake up past the 1.3 ms garaged waits for).
     private struct Busy: Decodable {
@@ -32,36 +12,7 @@ final class SecPlus2Tests: GaragedTestCase {
         let max_gap: Double
     }
 
-    private var repo: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-    private var openerLink: String { dir + "/opener-tty" }
-    private var openerLog: String { dir + "/opener.jsonl" }
-
-    /// Starts the fake opener and waits for its pty.
-    private func startOpener(_ extra: [String] = [], link: String? = nil, log: String? = nil) throws {
-        let python = try Binaries.system("python3", package: "python3")
-        let link = link ?? openerLink
-        _ = try spawn(python, [repo + "/Tests/secplus/fakeopener.py", "--log", log ?? openerLog, "--link", link, "--travel-s", "1"] + extra,
-                      name: "fakeopener")
-        _ = waitUntil("the fake opener's pty at \(link)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: link) }
-    }
-
-    /// garaged with the opener and no relay.
-    private func startWithOpener(_ extra: [String] = []) throws -> GaragedDaemon {
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
-                                 "--opener", "secplus2:\(openerLink)"] + extra, name: "garaged-opener")
-        let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
-        try waitForSocket(daemon)
-        return daemon
-    }
-
-    /// Every packet the fake opener has received so far.
-    private func received(_ log: String? = nil) -> [Received] {
-        readText(log ?? openerLog).split(separator: "\n").compactMap { try? JSONDecoder().decode(Received.self, from: Data($0.utf8)) }
-    }
-
+    /// The fake's record of its busy line, once it has ended.
     private func busyRecord() -> Busy? {
         readText(openerLog).split(separator: "\n").lazy.compactMap { try? JSONDecoder().decode(Busy.self, from: Data($0.utf8)) }.first
     }
@@ -69,19 +20,19 @@ final class SecPlus2Tests: GaragedTestCase {
     func testAnOpenIsADoorActionPressAndReleaseWithTheNextRollingCode() throws {
         try initTable()
         try startOpener()
-        let daemon = try startWithOpener()
+        let daemon = try startGaragedWithOpener()
         _ = waitUntil("GET_STATUS and GET_OPENINGS", timeout: .seconds(5)) {
-            Set(received().compactMap(\.name)).isSuperset(of: ["GET_STATUS", "GET_OPENINGS"])
+            Set(openerPackets().compactMap(\.name)).isSuperset(of: ["GET_STATUS", "GET_OPENINGS"])
         }
         _ = waitUntil("the opener's STATUS in the log", timeout: .seconds(5)) { daemon.log.contains("opener-status door=1 state=closed") }
-        let before = received()
+        let before = openerPackets()
         XCTAssertEqual(before.first?.name, "GET_STATUS", "the status is asked first")
         XCTAssertTrue(before.allSatisfy { $0.refused == nil && $0.accepted == true }, "\(before)")
         XCTAssertEqual(before.first.flatMap(\.client).map { $0 & 0xFFF }, 0x539, "the client id's low 12 bits are ratgdo's")
 
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
-        _ = waitUntil("a DOOR_ACTION press and release", timeout: .seconds(5)) { received().filter { $0.name == "DOOR_ACTION" }.count >= 2 }
-        let all = received(), actions = all.filter { $0.name == "DOOR_ACTION" }
+        _ = waitUntil("a DOOR_ACTION press and release", timeout: .seconds(5)) { openerPackets().filter { $0.name == "DOOR_ACTION" }.count >= 2 }
+        let all = openerPackets(), actions = all.filter { $0.name == "DOOR_ACTION" }
         guard actions.count == 2, let last = before.compactMap(\.rolling).max() else { return XCTFail("\(all)") }
         let (press, release) = (actions[0], actions[1])
         XCTAssertEqual(press.nibble, 1, "open")
@@ -107,16 +58,16 @@ final class SecPlus2Tests: GaragedTestCase {
         try startOpener()
         var seen: [UInt32] = []
         for run in 1...3 {
-            let daemon = try startWithOpener()
-            _ = waitUntil("run \(run)'s questions", timeout: .seconds(5)) { received().count >= 2 * run }
+            let daemon = try startGaragedWithOpener()
+            _ = waitUntil("run \(run)'s questions", timeout: .seconds(5)) { openerPackets().count >= 2 * run }
             XCTAssertEqual(daemon.stop(), .exited(0))
-            seen = received().compactMap(\.rolling)
+            seen = openerPackets().compactMap(\.rolling)
         }
         XCTAssertEqual(seen.count, 6, "two questions a run, answered at once: \(seen)")
         XCTAssertEqual(seen, seen.sorted(), "codes only go up: \(seen)")
         XCTAssertEqual(Set(seen).count, seen.count, "no code twice: \(seen)")
-        XCTAssertTrue(received().allSatisfy { $0.accepted == true }, "the opener accepted every code")
-        XCTAssertEqual(Set(received().compactMap(\.client)).count, 1, "one client id, kept")
+        XCTAssertTrue(openerPackets().allSatisfy { $0.accepted == true }, "the opener accepted every code")
+        XCTAssertEqual(Set(openerPackets().compactMap(\.client)).count, 1, "one client id, kept")
         XCTAssertTrue(readText(pinsPath + ".opener").contains("reserved-below "), "kept beside the table")
     }
 
@@ -129,8 +80,8 @@ final class SecPlus2Tests: GaragedTestCase {
         try startOpener()
         var highest: UInt32?
         for run in 1...3 {
-            let first = received().count
-            let daemon = try startWithOpener()
+            let first = openerPackets().count
+            let daemon = try startGaragedWithOpener()
             // The fake moves its door on the release: a run killed before it finds the door where
             // it was, one killed after finds it moving, then at the other end.
             guard waitUntil("run \(run): the opener's STATUS, the door at an end", timeout: .seconds(10), {
@@ -139,26 +90,26 @@ final class SecPlus2Tests: GaragedTestCase {
             let ask = daemon.log.contains("opener-status door=1 state=closed ") ? "12345O=1" : "12345O=0"
             XCTAssertEqual(try daemon.ask(ask), "OK")
             guard waitUntil("run \(run): the DOOR_ACTION press at the opener", timeout: .seconds(5), {
-                received().dropFirst(first).contains { $0.name == "DOOR_ACTION" }
-            }) else { return XCTFail("\(received())") }
+                openerPackets().dropFirst(first).contains { $0.name == "DOOR_ACTION" }
+            }) else { return XCTFail("\(openerPackets())") }
             daemon.process.signal(SIGKILL)
             XCTAssertEqual(daemon.process.waitForExit(timeout: .seconds(5)), .signaled(SIGKILL))
-            let codes = received().dropFirst(first).compactMap(\.rolling)
-            XCTAssertGreaterThanOrEqual(codes.count, 3, "GET_STATUS, GET_OPENINGS and the press: \(received())")
+            let codes = openerPackets().dropFirst(first).compactMap(\.rolling)
+            XCTAssertGreaterThanOrEqual(codes.count, 3, "GET_STATUS, GET_OPENINGS and the press: \(openerPackets())")
             if let highest, let lowest = codes.min() {
                 XCTAssertGreaterThan(lowest, highest, "run \(run) reused a code at or below the last before its kill: \(codes)")
             }
             highest = codes.max() ?? highest
         }
-        let first = received().count
-        let daemon = try startWithOpener()
-        XCTAssertTrue(waitUntil("the fourth run's questions", timeout: .seconds(5)) { received().count >= first + 2 }, "\(received())")
+        let first = openerPackets().count
+        let daemon = try startGaragedWithOpener()
+        XCTAssertTrue(waitUntil("the fourth run's questions", timeout: .seconds(5)) { openerPackets().count >= first + 2 }, "\(openerPackets())")
         XCTAssertEqual(daemon.stop(), .exited(0))
-        let after = received().dropFirst(first).compactMap(\.rolling)
+        let after = openerPackets().dropFirst(first).compactMap(\.rolling)
         if let highest, let lowest = after.min() {
             XCTAssertGreaterThan(lowest, highest, "the run after the last kill reused a code: \(after)")
         }
-        let all = received()
+        let all = openerPackets()
         XCTAssertTrue(all.allSatisfy { $0.refused == nil && $0.accepted == true }, "the opener accepted every packet: \(all)")
         XCTAssertEqual(all.filter { $0.name == "DOOR_ACTION" && $0.byte1 == 1 }.count, 3, "one press a run: \(all)")
         XCTAssertEqual(Set(all.compactMap(\.client)).count, 1, "one client id, kept across the kills")
@@ -166,11 +117,7 @@ final class SecPlus2Tests: GaragedTestCase {
 
     func testARelayBesideAnOpenerIsRefusedNamingBoth() throws {
         try initTable()
-        let process = try spawn(try Binaries.path(of: "garaged"),
-                                ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--relay", "sim:\(tracePath)",
-                                 "--opener", "secplus2:\(openerLink)"], name: "garaged-both")
-        XCTAssertEqual(process.waitForExit(timeout: .seconds(5)), .exited(1))
-        XCTAssertTrue(process.stderr.contains("--relay sim:\(tracePath) and --opener secplus2:\(openerLink)"), process.stderr)
+        try assertRefusedBesideTheOpener("--relay", "sim:\(tracePath)")
     }
 
     /// Each packet goes out only after 1.3 ms without a byte on the line (its own last byte
@@ -181,9 +128,9 @@ final class SecPlus2Tests: GaragedTestCase {
     func testEachPacketWaitsForAQuietLineThenItsBreak() throws {
         try initTable()
         try startOpener(["--answer-ms", "50"])
-        let daemon = try startWithOpener()
-        _ = waitUntil("GET_STATUS then GET_OPENINGS", timeout: .seconds(5)) { received().count >= 2 }
-        let packets = received()
+        let daemon = try startGaragedWithOpener()
+        _ = waitUntil("GET_STATUS then GET_OPENINGS", timeout: .seconds(5)) { openerPackets().count >= 2 }
+        let packets = openerPackets()
         guard packets.count >= 2, let status = packets.first, let openings = packets.dropFirst().first else { return XCTFail("\(packets)") }
         XCTAssertEqual([status.name, openings.name], ["GET_STATUS", "GET_OPENINGS"])
         XCTAssertEqual(openings.writes_between, 0, "only the echo was on the line between: \(packets)")
@@ -202,13 +149,13 @@ final class SecPlus2Tests: GaragedTestCase {
     func testALineBusyFiveSecondsIsAnAbsentOpenerAndTheQuietLineIsAskedAgain() throws {
         try initTable()
         try startOpener(["--busy-s", "7"])
-        let daemon = try startWithOpener()
+        let daemon = try startGaragedWithOpener()
         var busy: Busy?
         _ = waitUntil("the fake's busy line to end", timeout: .seconds(15)) { busy = busyRecord(); return busy != nil }
-        guard let busy else { return XCTFail("the fake never kept the line busy: \(received())") }
+        guard let busy else { return XCTFail("the fake never kept the line busy: \(openerPackets())") }
         _ = waitUntil("the opener's STATUS after the busy line", timeout: .seconds(10)) { daemon.log.contains("opener-status door=1 state=closed") }
         XCTAssertTrue(daemon.log.contains("opener-status door=1 state=closed"), daemon.log)
-        let packets = received()
+        let packets = openerPackets()
         let after = packets.filter { ($0.start ?? 0) > busy.busy_end }
         XCTAssertFalse(after.isEmpty, "garaged asks again after the busy line: \(packets)")
         // A packet sent into a pause of the busy line is mixed with its noise: the fake refuses it.
@@ -233,7 +180,7 @@ final class SecPlus2Tests: GaragedTestCase {
     func testAStatusWithOurOwnClientIDIsIgnored() throws {
         try initTable()
         try startOpener(["--echo-status"])
-        let daemon = try startWithOpener()
+        let daemon = try startGaragedWithOpener()
         _ = waitUntil("the opener's real STATUS", timeout: .seconds(5)) { daemon.log.contains("opener-status door=1 state=closed") }
         XCTAssertTrue(daemon.log.contains("opener-status door=1 state=closed"), daemon.log)
         XCTAssertFalse(daemon.log.contains("state=open"), "the echo was read as news: \(daemon.log)")
@@ -246,8 +193,8 @@ final class SecPlus2Tests: GaragedTestCase {
     func testTwoDoorsEachWithItsOwnOpenerMoveIndependently() throws {
         try initTable()
         let left = (link: dir + "/left-tty", log: dir + "/left.jsonl"), gate = (link: dir + "/gate-tty", log: dir + "/gate.jsonl")
-        try startOpener(link: left.link, log: left.log)
-        try startOpener(link: gate.link, log: gate.log)
+        try startOpener(named: "left")
+        try startOpener(named: "gate")
         let config = dir + "/doors.conf"
         try write(Array("""
             [door left]
@@ -272,7 +219,7 @@ final class SecPlus2Tests: GaragedTestCase {
         try two.sendLine(Array("12345@gate:O=1".utf8))
         XCTAssertEqual(try one.readRecord(), "OK")
         XCTAssertEqual(try two.readRecord(), "OK")
-        let actions = { (log: String) in self.received(log).filter { $0.name == "DOOR_ACTION" } }
+        let actions = { (log: String) in self.openerPackets(log).filter { $0.name == "DOOR_ACTION" } }
         _ = waitUntil("a press and release at each opener", timeout: .seconds(5)) { actions(left.log).count >= 2 && actions(gate.log).count >= 2 }
         let l = actions(left.log), g = actions(gate.log)
         guard l.count == 2, g.count == 2 else { return XCTFail("left \(l), gate \(g)") }
@@ -280,11 +227,11 @@ final class SecPlus2Tests: GaragedTestCase {
         XCTAssertEqual(g.map(\.nibble), [1, 1], "the gate's opener got open")
         XCTAssertLessThan(g[0].t, l[1].t, "the gate's press did not wait for the left door's release")
         XCTAssertLessThan(l[0].t, g[1].t, "the left door's press did not wait for the gate's release")
-        let leftClients = Set(received(left.log).compactMap(\.client)), gateClients = Set(received(gate.log).compactMap(\.client))
+        let leftClients = Set(openerPackets(left.log).compactMap(\.client)), gateClients = Set(openerPackets(gate.log).compactMap(\.client))
         XCTAssertEqual(leftClients.count, 1)
         XCTAssertEqual(gateClients.count, 1)
         XCTAssertTrue(leftClients.isDisjoint(with: gateClients), "each opener has its own client id")
-        XCTAssertTrue(received(left.log).allSatisfy { $0.accepted == true } && received(gate.log).allSatisfy { $0.accepted == true })
+        XCTAssertTrue(openerPackets(left.log).allSatisfy { $0.accepted == true } && openerPackets(gate.log).allSatisfy { $0.accepted == true })
         _ = waitUntil("both doors open", timeout: .seconds(5)) {
             daemon.log.contains("opener-status door=left state=open ") && daemon.log.contains("opener-status door=gate state=open ")
         }
@@ -306,7 +253,7 @@ final class SecPlus2Tests: GaragedTestCase {
         let ok = try doctorWithOpener(openerLink)
         XCTAssertTrue(ok.out.contains("the Security+ 2.0 opener answered (door closed)"), ok.out)
         XCTAssertEqual(ok.status, .exited(0), ok.out)
-        XCTAssertTrue(received().contains { $0.name == "GET_STATUS" && $0.client.map { $0 & 0xFFF } == 0xD0C }, "doctor asked with its own client id")
+        XCTAssertTrue(openerPackets().contains { $0.name == "GET_STATUS" && $0.client.map { $0 & 0xFFF } == 0xD0C }, "doctor asked with its own client id")
         XCTAssertFalse(fileExists(pinsPath + ".opener"), "doctor leaves garaged's codes alone")
 
         // The same pty as the kernel's console and with a getty, in a stand-in root.
@@ -348,12 +295,12 @@ final class SecPlus2Tests: GaragedTestCase {
     func testDoctorBesideTheRunningDaemonLeavesTheDeviceAlone() throws {
         try initTable()
         try startOpener()
-        let daemon = try startWithOpener()
+        let daemon = try startGaragedWithOpener()
         _ = waitUntil("the opener's STATUS", timeout: .seconds(5)) { daemon.log.contains("opener-status door=1 state=closed") }
-        let asked = received().count
+        let asked = openerPackets().count
         let result = try doctorWithOpener(openerLink)
         XCTAssertTrue(result.out.contains("garaged is running (pid \(daemon.process.pid)) and holds it: that's fine"), result.out)
-        XCTAssertEqual(received().count, asked, "doctor sent nothing")
+        XCTAssertEqual(openerPackets().count, asked, "doctor sent nothing")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 }

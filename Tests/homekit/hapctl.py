@@ -45,8 +45,8 @@ Exit codes:
     2  usage error
     3  timeout (an operation, or `watch` did not see its --until condition in time)
     4  the accessory answered but refused something: a non-zero HAP status for a
-       characteristic in get/put/subscribe, or (pair) the accessory's pairing
-       identifier differs from --id
+       characteristic in get/put/subscribe, (pair) the accessory's pairing
+       identifier differs from --id, or (share, add, remove) a TLV error for a pairing
 """
 
 from __future__ import annotations
@@ -590,11 +590,8 @@ async def cmd_share(args) -> int:
         other["iOSPairingId"] = str(uuid.uuid4())
         other["iOSDeviceLTSK"] = key.private_bytes(raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()).hex()
         other["iOSDeviceLTPK"] = key.public_key().public_bytes(raw, serialization.PublicFormat.Raw).hex()
-    try:
-        await ensure_connected(pairing, args)
-        await pairing.add_pairing(other["iOSPairingId"], other["iOSDeviceLTPK"], "Admin" if args.admin else "User")
-    finally:
-        await pairing.close()
+    public_key = bytes.fromhex(other["iOSDeviceLTPK"])
+    await post_pairings(pairing, args, [add_pairing_items(other["iOSPairingId"], public_key, bool(args.admin))])
     save_pairing_file(args.to, other)
     emit({"ok": True, "added": other["iOSPairingId"], "admin": bool(args.admin)})
     return EXIT_OK
@@ -630,12 +627,12 @@ async def cmd_hold(args) -> int:
     return EXIT_OK
 
 
-async def post_pairings(args, requests) -> int:
-    """POST /pairings once per list of TLV items, in turn, on one session; stops at the first
-    refusal: Refused (exit 4) with the accessory's TLV error and how many were done before."""
+async def post_pairings(pairing, args, requests) -> int:
+    """POST /pairings once per list of TLV items, in turn, on the pairing's one session, then
+    closes it; how many were done. Stops at the first refusal: Refused (exit 4) with the
+    accessory's TLV error and how many were done before."""
     from aiohomekit.protocol.tlv import TLV
 
-    pairing, _ = await open_pairing(args)
     done = 0
     try:
         await ensure_connected(pairing, args)
@@ -647,28 +644,37 @@ async def post_pairings(args, requests) -> int:
             done += 1
     finally:
         await pairing.close()
-    emit({"ok": True, "done": done})
-    return EXIT_OK
+    return done
+
+
+def add_pairing_items(controller_id: str, public_key: bytes, admin: bool) -> list:
+    """One AddPairing request's TLV items (M1's state is added when sent): what `add` sends for
+    each id and `share` for the controller it makes."""
+    from aiohomekit.protocol.tlv import TLV
+
+    permissions = TLV.kTLVType_Permission_AdminUser if admin else TLV.kTLVType_Permission_RegularUser
+    return [(TLV.kTLVType_Method, TLV.AddPairing), (TLV.kTLVType_Identifier, controller_id.encode()),
+            (TLV.kTLVType_PublicKey, public_key), (TLV.kTLVType_Permissions, permissions)]
 
 
 async def cmd_add(args) -> int:
-    from aiohomekit.protocol.tlv import TLV
-
-    permissions = TLV.kTLVType_Permission_AdminUser if args.admin else TLV.kTLVType_Permission_RegularUser
-    return await post_pairings(args, [
-        [(TLV.kTLVType_Method, TLV.AddPairing), (TLV.kTLVType_Identifier, controller_id.encode()),
-         (TLV.kTLVType_PublicKey, bytes.fromhex(args.key)), (TLV.kTLVType_Permissions, permissions)]
-        for controller_id in args.controller_id
-    ])
+    pairing, _ = await open_pairing(args)
+    key = bytes.fromhex(args.key)
+    done = await post_pairings(pairing, args, [add_pairing_items(c, key, args.admin) for c in args.controller_id])
+    emit({"ok": True, "done": done})
+    return EXIT_OK
 
 
 async def cmd_remove(args) -> int:
     from aiohomekit.protocol.tlv import TLV
 
-    return await post_pairings(args, [
+    pairing, _ = await open_pairing(args)
+    done = await post_pairings(pairing, args, [
         [(TLV.kTLVType_Method, TLV.RemovePairing), (TLV.kTLVType_Identifier, controller_id.encode())]
         for controller_id in args.controller_id
     ])
+    emit({"ok": True, "done": done})
+    return EXIT_OK
 
 
 # ------------------------------------------------------------------------- main

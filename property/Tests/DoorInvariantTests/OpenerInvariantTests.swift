@@ -10,19 +10,8 @@ import Testing
 @Suite struct OpenerInvariantTests {
     @Test func noSequenceBreaksAnInvariantWhateverTheOpenerReportsWhen() async {
         await propertyCheck(count: 1_000, input: Scenarios.openerGarage, Scenarios.openerSteps) { garage, steps in
-            let world = World(garage)
-            for step in steps { world.perform(step) }
-            world.run(for: .seconds(120))
-            #expect(world.violations.isEmpty, "\(garage)\n\(steps.map(\.description).joined(separator: "\n"))\n\(world.violations.joined(separator: "\n"))")
+            replay(garage, steps)
         }
-    }
-
-    private func replay(_ garage: Garage, _ steps: [Step]) -> World {
-        let world = World(garage)
-        for step in steps { world.perform(step) }
-        world.run(for: .seconds(120))
-        #expect(world.violations.isEmpty, "\(world.violations)")
-        return world
     }
 
     private func garage(start: Double, autoClose: Int? = nil, delayMs: Int = 0, seed: Int = 0) -> Garage {
