@@ -2,6 +2,9 @@ import DoorCore
 import DoorSystem
 @testable import GaragedKit
 import XCTest
+#if canImport(Synchronization)
+import Synchronization
+#endif
 
 /// The door loop, built in process the way garaged builds it at start (settings, the claimed
 /// lines, `DoorSetup`, the controller, a drive), driven by requests: a fresh one reaches the
@@ -130,25 +133,53 @@ final class DoorLoopTests: XCTestCase {
 
         XCTAssertEqual(try client.ask("12345Lphones"), #"{"label":"Anna"}"#)
         XCTAssertEqual(try client.record(), "OK 1")
-        XCTAssertEqual(phones.asked, [.phones])
         XCTAssertEqual(try client.ask("12345Lunpair Anna"), "OK")
-        waitUntil("the part's record in the history") { r.loop.history.since(nil).contains { $0.kind == .unpair && $0.label == "Anna" } }
+        // The part's record is in the history before its OK was sent.
+        let history = try client.list("12345Llog")
+        XCTAssertTrue(history.contains { $0.contains(#""kind":"unpair""#) && $0.contains(#""label":"Anna""#) }, "\(history)")
 
         XCTAssertTrue(try client.ask("12345Lhomekit").hasPrefix("ERR HOMEKIT"), "no HomeKit part runs")
         XCTAssertEqual(phones.asked, [.phones, .unpair("Anna"), .homekit(.info)], "each part is asked; it says what is not its own")
+
+        // The window's news from the part's own thread reaches the connection that asked, and
+        // only while it follows.
+        XCTAssertEqual(try client.ask("12345Lpair 60 user Anna"), "OK")
+        r.loop.inbox.tellFollowers(of: .pairing, .object([("passkey", .string("123456"))]))
+        XCTAssertEqual(try client.record(), #"{"passkey":"123456"}"#)
+    }
+
+    /// With no Bluetooth pairing agent and no HomeKit running, their commands say how to turn
+    /// them on.
+    func testTheOwnersCommandsAboutAPartThatDoesNotRunSaySo() throws {
+        let r = try rig(clock: SystemMonotonicClock(), listen: true) { _, _ in RecordingDrive() }
+        r.loop.start()
+        defer {
+            XCTAssertTrue(r.loop.stop(), "the loop stops within its deadline")
+            r.hardware.releaseAll()
+        }
+        let client = try PacketClient(path: r.settings.socket)
+        for line in ["12345Lphones", "12345Lunpair Anna", "12345Lpair 60 user Anna"] {
+            XCTAssertTrue(try client.ask(line).hasPrefix("ERR BLUETOOTH"), line)
+        }
+        XCTAssertTrue(try client.ask("12345Lhomekit reset").hasPrefix("ERR HOMEKIT"))
     }
 }
 
-/// A part that answers `phones` and `unpair` as the pairing agent does, and records what it
-/// was asked.
+/// A part that answers `phones`, `unpair` and `pair` as the pairing agent does, and keeps what
+/// it was asked (read by the test's thread, asked on the loop's).
 private final class PhonesPart: OwnerCommands, @unchecked Sendable {
-    var asked: [Controller.LocalQuery] = []
+    private let queries = Mutex<[Controller.LocalQuery]>([])
+    var asked: [Controller.LocalQuery] { queries.withLock { $0 } }
+
     func answer(_ query: Controller.LocalQuery, from connection: Connection, record: (EventRecord) -> Void) -> [Reply]? {
-        asked.append(query)
+        queries.withLock { $0.append(query) }
         switch query {
         case .phones: return [.record(.object([("label", .string("Anna"))])), .listed(count: 1)]
         case .unpair(let label):
             record(EventRecord(time: EventRecord.now(), kind: .unpair, source: connection.source.description, label: label))
+            return [.ok]
+        case .pair:
+            connection.follow(.pairing) { _ in false }
             return [.ok]
         default: return nil
         }

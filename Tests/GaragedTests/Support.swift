@@ -161,6 +161,17 @@ final class PacketClient {
         try send(line)
         return try record()
     }
+
+    /// One request answered with a list: its records, up to the `OK <count>` that ends it.
+    func list(_ line: String) throws -> [String] {
+        try send(line)
+        var records: [String] = []
+        while true {
+            let r = try record()
+            if r.hasPrefix("OK ") || r.hasPrefix("ERR") { return records }
+            records.append(r)
+        }
+    }
 }
 
 /// Waits until `condition` holds, checking every few milliseconds; fails the test naming

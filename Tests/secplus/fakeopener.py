@@ -155,6 +155,7 @@ class Opener:
         self.busy = None       # (start, end) of the busy line, once started
         self.last_noise = 0.0
         self.max_gap = 0.0     # the longest pause between noise bytes while busy
+        self.max_gap_10s = 0.0  # the same in the busy line's first 10 s (before garaged's give-ups, at 5 s or 10 s)
         self.last_echo = 0.0
         self.packet_start = 0.0
         self.packet_quiet, self.packet_writes = 0.0, 0
@@ -187,6 +188,8 @@ class Opener:
         """While busy: a byte (never a sync) every 0.3 ms, noting the longest pause."""
         if self.last_noise:
             self.max_gap = max(self.max_gap, now - self.last_noise)
+            if now - self.busy[0] <= 10.0:
+                self.max_gap_10s = max(self.max_gap_10s, now - self.last_noise)
         self.last_noise = now
         self.write(b"\xaa")
 
@@ -325,7 +328,8 @@ class Opener:
             if self.busy_now(now):
                 self.noise(now)
             elif self.busy is not None and self.last_noise and now >= self.busy[1]:
-                self.log.write(json.dumps({"busy_start": self.busy[0], "busy_end": self.last_noise, "max_gap": self.max_gap}) + "\n")
+                self.log.write(json.dumps({"busy_start": self.busy[0], "busy_end": self.last_noise, "max_gap": self.max_gap,
+                                            "max_gap_10s": self.max_gap_10s}) + "\n")
                 self.last_noise = 0.0
             while self.pending and self.pending[0][0] <= now:
                 _, packet, name = self.pending.pop(0)

@@ -9,7 +9,8 @@
 #      is gone, garaged serves;
 #   A. a phone that never paired writes the open: Insufficient Authentication (0x05), no press;
 #   B. it tries to pair while no window is open: refused, no bond;
-#   C. `garage-pins pair --label anna` opens the window and prints the passkey, which the phone
+#   C. `garage-pins pair --label anna`, replacing a window opened just before (whose garage-pins
+#      is told and ends), opens the window and prints the passkey, which the phone
 #      types (LE Secure Connections, Passkey Entry): bonded, and its open presses once;
 #   D. garaged restarts: the phone, now under a resolvable private address, is recognised by the
 #      IRK garaged loaded, encrypts with its stored key, no pairing, and opens again;
@@ -119,8 +120,18 @@ phone 2 --pair --keys "$ST_WORK/keys.json" --passkey-file "$ST_WORK/pk-none" --p
 phone_end 2
 check "B: pairing outside the window failed ($(grep -E '^PAIR' "$ST_OUT/phone-2.txt" | tr '\n' ' '))" never_said 2 '^PAIRED'
 
-# C. The owner opens the window; the phone pairs with the passkey and opens.
+# C. The owner opens a window and, before any phone comes, asks again: the first is told it was
+# replaced and ends; the second stays open. The phone pairs with the passkey and opens.
+pair_start pair-first --label first --seconds 120
+FIRST_PID=$PAIR_PID
 pair_start pair-anna --label anna --admin --seconds 120
+wait_exit "$FIRST_PID" 10 || fail "C: the replaced garage-pins pair did not end: $(cat "$ST_OUT/pair-first.txt")"
+check "C: the replaced garage-pins pair exited 1 (status $EXIT_RC)" [ "$EXIT_RC" = 1 ]
+check "C: the replaced garage-pins pair was told why ($(tr '\n' ' ' < "$ST_OUT/pair-first.txt"))" \
+    grep -q '^pairing window closed: replaced by a new garage-pins pair' "$ST_OUT/pair-first.txt"
+not_told() { ! grep -q "$1" "$2"; }
+check "C: the replacing garage-pins pair was not told of the first window's end" \
+    not_told 'pairing window closed' "$ST_OUT/pair-anna.txt"
 trace_mark pair-c
 t_c=$(mark_time pair-c)
 phone 3 --pair --keys "$ST_WORK/keys.json" --passkey-file "$ST_WORK/pk-anna" --subscribe --write "$OPEN"

@@ -72,7 +72,8 @@ extension Door {
 
     /// Locks (true) or unlocks the opener's remotes and keypads: a command to the opener, which
     /// confirms it in its STATUS. ERR CMD for a door without an opener; nothing to do when the
-    /// opener already says so.
+    /// opener already says so. It needs only an opener that answers, not `openerReady`: it moves
+    /// nothing, and the opener's STATUS confirms it.
     public mutating func lockRemotes(_ locked: Bool, at now: Instant) -> Decision {
         let events = advance(to: now)
         guard sensing.opener != nil else { return Decision(reply: .error(.command), events: events) }
@@ -125,7 +126,8 @@ extension Door {
     }
 
     /// Whether the opener answers: a door whose opener went silent has the fault
-    /// `opener-silent` and takes no press until it answers again (the gate's rule 6b).
+    /// `opener-silent` and takes no press until it answers again and says where the door is
+    /// (`openerReady`, the gate's rule 6b).
     public mutating func openerAnswered(_ answering: Bool) -> [Event] {
         guard sensing.opener != nil else { return [] }
         openerAnswering = answering

@@ -24,7 +24,15 @@ extension PairingAgent: OwnerCommands {
     private func open(_ request: PairingWindow.Request, for connection: Connection) -> [Reply] {
         guard connection.canFollow else { return [.error(.command)] }
         guard ready else { return [.error(.bluetooth)] }
-        // One window at a time: the connection that asked follows this one, and only this one.
+        // One window at a time: whoever followed the last one is told now that it was replaced,
+        // and follows no more (the new window's passkey is for the new asker alone).
+        if let earlier = windowFollower, earlier !== connection, earlier.following == .pairing {
+            let why = "replaced by a new garage-pins pair"
+            earlier.deliver([.record(.object([("closed", .string(why))]))])
+            earlier.stopFollowing()
+            log.info("pairing-window", ["state": "closed", "why": why])
+        }
+        windowFollower = connection
         connection.follow(.pairing) { _ in false }
         open(request, label: bonds.all.label(for: request.label))
         return [.ok]
@@ -46,7 +54,8 @@ extension PairingAgent: OwnerCommands {
     }
 
     /// Hands the loop what the window did: a record for its follower, the history's record of a
-    /// phone paired, and a log line.
+    /// phone paired, and a log line (logged here, on the Bluetooth thread, as the window acts:
+    /// a window's `open` line may come before the loop's line for the request that opened it).
     func tellOwner(_ report: PairingWindow.Report) {
         let shown: JSONValue
         switch report {

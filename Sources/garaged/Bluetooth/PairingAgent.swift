@@ -9,8 +9,11 @@ import Synchronization
 /// `--ble-security paired` needs: it sets the adapter up for Passkey Entry with the Pi as the
 /// display, loads the bonded phones' keys whenever the adapter (re)appears, answers the
 /// kernel's pairing events by the `PairingWindow`'s rules, and saves the bonds it accepts.
-/// Runs on the Bluetooth thread; the door loop reaches it through `open` and `forget`, and an
-/// ATT bearer meeting an unknown peer asks it to catch up (`catchUp`), which it does on its own
+/// Runs on the Bluetooth thread, where it reports what the window did (`tellOwner`, under
+/// `lock`). The door loop's thread asks it the owner's commands (`answer`, in
+/// `PairingAgent+Owner.swift`): that reads `bonds` (its own lock) and `ready` (under `lock`),
+/// hands `open` and `forget` over through `asked`, and alone keeps `windowFollower`. An ATT
+/// bearer meeting an unknown peer asks it to catch up (`catchUp`), which it does on its own
 /// thread while the bearer waits a moment. The window, the adapter and the socket are touched
 /// only under `lock`.
 final class PairingAgent: @unchecked Sendable {
@@ -26,6 +29,9 @@ final class PairingAgent: @unchecked Sendable {
     private var window = PairingWindow()
     /// The adapter being served (hciN's N), when there is one.
     private var index: UInt16?
+    /// The connection that asked for the open window (`garage-pins pair`), told first when a
+    /// new request replaces it. The door loop's thread only.
+    weak var windowFollower: (any Connection)?
     /// What the loop asked for, taken at the next turn; never waits for one.
     private let asked = Mutex((open: [(PairingWindow.Request, String)](), forget: [LEAddress]()))
     private let onAsked: @Sendable () -> Void

@@ -52,6 +52,8 @@ protocol Connection: DoorSubscriber {
     var following: LocalCommand.FollowTopic? { get }
     /// Starts following `topic`, seeing of the doors those `watching` allows (when `canFollow`).
     func follow(_ topic: LocalCommand.FollowTopic, watching: @escaping (Int) -> Bool)
+    /// Follows nothing from now on (a pairing window it followed was replaced).
+    func stopFollowing()
 }
 
 extension Connection {
@@ -64,6 +66,7 @@ extension Connection {
     var following: LocalCommand.FollowTopic? { nil }
     var canFollow: Bool { false }
     func follow(_ topic: LocalCommand.FollowTopic, watching: @escaping (Int) -> Bool) {}
+    func stopFollowing() {}
 }
 
 /// What one read of a connection found.

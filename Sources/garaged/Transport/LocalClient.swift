@@ -76,6 +76,11 @@ final class LocalClient: Connection {
         self.watching = watching
     }
 
+    func stopFollowing() {
+        following = nil
+        watching = { _ in false }
+    }
+
     /// A status follower gets the record of each door it may see that changed.
     func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
         guard following == .status else { return }

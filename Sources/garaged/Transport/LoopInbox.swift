@@ -6,9 +6,10 @@ import Synchronization
 
 /// What the daemon's other threads hand the door loop, and the wake-up that tells it: listeners
 /// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
-/// stamped with when they may have arrived, the pairing agent's news for its follower, history records from
-/// below (HomeKit's pairings and wrong setup codes), and how each channel stands. Every part that feeds the loop is given this at construction, so none holds the loop
-/// itself; the loop takes everything at the top of each turn, and the relays' releases also
+/// stamped with when they may have arrived, the pairing agent's news for its follower, history
+/// records from below (HomeKit's pairings and wrong setup codes, the phones paired), and how each
+/// channel stands. Every part that feeds the loop is given this at construction, so none holds
+/// the loop itself; the loop takes everything at the top of each turn, and the relays' releases also
 /// straight after each wait.
 final class LoopInbox: Sendable {
     /// Everything handed over since the loop last looked.

@@ -53,15 +53,15 @@ public struct PairingWindow: Sendable {
 
     public var isOpen: Bool { request != nil }
 
-    /// Opens the window (or opens it again for a new request, closing the last one).
+    /// Opens the window, or opens it again for a new request: the last one ends without a
+    /// report, since its follower was told it was replaced when the new request came (a report
+    /// now would reach the new request's follower).
     public mutating func open(_ r: Request, label: String, at now: Instant) -> [Action] {
-        var actions = isOpen ? close("replaced by a new garage-pins pair") : []
         request = r
         self.label = label
         deadline = now + .seconds(r.seconds)
         irks = [:]
-        actions += [.send(.setBondable(true)), .report(.opened(seconds: r.seconds, label: label))]
-        return actions
+        return [.send(.setBondable(true)), .report(.opened(seconds: r.seconds, label: label))]
     }
 
     /// Closes the window; the kernel refuses bonds again.
