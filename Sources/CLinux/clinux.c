@@ -150,6 +150,12 @@ int clinux_serial_open(const char *path) {
     return fd;
 }
 
+int clinux_serial_unsent(int fd) {
+    int n = 0;
+    if (ioctl(fd, TIOCOUTQ, &n) != 0) return -errno;
+    return n;
+}
+
 int clinux_serial_break(int fd, int64_t ns) {
     if (ioctl(fd, TIOCSBRK) != 0) return errno;
     struct timespec d = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };

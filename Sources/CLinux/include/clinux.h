@@ -76,5 +76,7 @@ int clinux_serial_open(const char *path);
 /// quarter second or more is far longer than the 1.3 ms start signal Security+ 2.0 needs.
 /// Returns 0 or an errno value; a device without breaks (a pty) succeeds without one.
 int clinux_serial_break(int fd, int64_t ns);
+/// Bytes written to a serial device (or pty) and not yet sent (TIOCOUTQ); -errno on failure.
+int clinux_serial_unsent(int fd);
 
 #endif

@@ -289,6 +289,11 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.relayReleased(at: now) }
     }
 
+    /// The door's drive could not put the permit's press on the wire: nothing moved for it.
+    public mutating func pressNotSent(_ permit: PressPermit, why: String, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(permit.door, at: now, wall: wall) { $0.pressNotSent(permit, why: why, at: now) }
+    }
+
     /// The relay stayed energised past the press and its margin (the relay thread says so).
     public mutating func relayFault(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
         input(index, at: now, wall: wall) { $0.reportFault(.relay) }

@@ -67,4 +67,20 @@ extension Door {
         pressing = false
         return advance(to: now)
     }
+
+    /// The drive could not put the permit's press on the wire (an opener's line busy past the
+    /// request's deadline, its device gone): nothing moved because of it, so the door expects
+    /// no movement, and the next press may be decided.
+    public mutating func pressNotSent(_ permit: PressPermit, why: String, at now: Instant) -> [Event] {
+        pressing = false
+        let events: [Event] = [.pressCancelled(permit.reason, why)]
+        if let e = expectation, e.reason == permit.reason {
+            expectation = nil
+            if travelEndsAt != nil, position == .opening || position == .closing {
+                travelEndsAt = nil
+                enter(.stopped, at: now)
+            }
+        }
+        return events + advance(to: now)
+    }
 }

@@ -47,7 +47,7 @@ public struct SecPlus2CodesFile: Sendable {
 
 /// The rolling codes one opener's driver sends, never one twice across restarts: a block is
 /// reserved on disk before its first code is used, and a start resumes after the whole block.
-public final class SecPlus2Codes {
+public final class SecPlus2Codes: SecPlus2CodeSource {
     /// How many codes one save reserves (a save per this many packets sent).
     public static let block: UInt32 = 64
 
@@ -67,7 +67,7 @@ public final class SecPlus2Codes {
             reservedBelow = kept.reservedBelow
         } else {
             var random = SystemRandomNumberGenerator()
-            client = SecPlus2ClientID(UInt32.random(in: 0...UInt32.max, using: &random) & ~0xFFF | 0x539)
+            client = SecPlus2Codes.newClient(using: &random)
             next = 1
             reservedBelow = 1
         }
@@ -75,15 +75,47 @@ public final class SecPlus2Codes {
 
     /// The code for the next command, reserved on disk first when the block is spent.
     public func take() throws(StoreError) -> UInt32 {
-        if next >= reservedBelow {
-            let end = next + SecPlus2Codes.block
-            guard end < SecPlus2Packet.rollingLimit else {
-                throw .invalid(path: file.path, reason: "the rolling codes are spent (2^28); remove the file to start with a new client id")
-            }
-            try file.save(.init(client: client, reservedBelow: end))
-            reservedBelow = end
-        }
+        if next >= reservedBelow { try reserve() }
         defer { next += 1 }
         return next
+    }
+
+    /// Codes reserved on disk and not yet taken.
+    public var reservedAhead: UInt32 { reservedBelow > next ? reservedBelow - next : 0 }
+
+    /// Reserves the block after the next code (the codes already reserved stay reserved).
+    public func reserve() throws(StoreError) {
+        let end = max(next, reservedBelow) + SecPlus2Codes.block
+        guard end < SecPlus2Packet.rollingLimit else {
+            throw .invalid(path: file.path, reason: "the rolling codes are spent (2^28); remove the file to start with a new client id")
+        }
+        try file.save(.init(client: client, reservedBelow: end))
+        reservedBelow = end
+    }
+
+    /// Moves past `rolling`, a code someone else sent with our client id: the opener refuses
+    /// ours below it. With no room left below 2^28, takes a new client id instead (true).
+    public func skip(past rolling: UInt32) throws(StoreError) -> Bool {
+        guard rolling >= next else { return false }
+        let end = UInt64(rolling) + 1 + UInt64(SecPlus2Codes.block)
+        if end < UInt64(SecPlus2Packet.rollingLimit) {
+            try file.save(.init(client: client, reservedBelow: UInt32(end)))
+            next = rolling + 1
+            reservedBelow = UInt32(end)
+            return false
+        }
+        var random = SystemRandomNumberGenerator()
+        var fresh: SecPlus2ClientID
+        repeat { fresh = SecPlus2Codes.newClient(using: &random) } while fresh == client
+        try file.save(.init(client: fresh, reservedBelow: 1 + SecPlus2Codes.block))
+        client = fresh
+        next = 1
+        reservedBelow = 1 + SecPlus2Codes.block
+        return true
+    }
+
+    /// A random client id whose low 12 bits are 0x539, as ratgdo's are.
+    static func newClient(using random: inout SystemRandomNumberGenerator) -> SecPlus2ClientID {
+        SecPlus2ClientID(UInt32.random(in: 0...UInt32.max, using: &random) & ~0xFFF | 0x539)
     }
 }

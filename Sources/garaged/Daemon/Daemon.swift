@@ -137,7 +137,7 @@ struct Daemon {
                 // stops rather than risk sending a code twice.
                 do {
                     let codes = try SecPlus2Codes(file: SecPlus2CodesFile(tablePath: settings.pins, door: DoorSetup.fileName(index, d.settings)))
-                    drive = SecPlus2Drive(port: port, codes: codes, clock: clock, log: log, inbox: inbox, door: index, name: name)
+                    drive = SecPlus2Drive(port: port, codes: codes, clock: clock, log: log, door: index, name: name)
                 } catch {
                     for l in listeners { l.close() }
                     for h in hardware { h.releaseAll() }

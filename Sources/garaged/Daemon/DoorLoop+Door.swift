@@ -24,9 +24,11 @@ extension DoorLoop {
                 }
             case .warning(let on):
                 let drive = doors[index].drive
-                // No warn output on a door with an opener: its own light flashes.
-                let shown = outputs.warning == nil && drive.switchesLight ? flash(drive, on, tag) : outputs.set(.warning, on, log: log, tag)
-                if shown {
+                if outputs.warning == nil && drive.switchesLight {
+                    // No warn output on a door with an opener: its own light flashes, and the
+                    // warning counts from the first flash the drive wrote (`carryOut(_:door:)`).
+                    if !flash(drive, on, tag) && on { warningFailed = true }
+                } else if outputs.set(.warning, on, log: log, tag) {
                     if on { controller.warningShown(index, at: clock.now()) }
                 } else if on {
                     warningFailed = true
@@ -74,13 +76,63 @@ extension DoorLoop {
     }
 
     /// The warning as the opener's light flashing; false when the opener could not be asked.
+    /// On, it is said once the first flash is written; off, at once.
     private func flash(_ drive: any DoorDrive, _ on: Bool, _ tag: [(String, String)]) -> Bool {
         guard drive.ask(.flashing(on)) else {
             log.log(.error, "warning-failed", tag + [("output", "the opener's light"), ("error", "the opener could not be asked")])
             return false
         }
-        log.info("warning", tag + [("output", on ? "on" : "off"), ("shown_by", "the opener's light, flashing")])
+        if !on { log.info("warning", tag + [("output", "off"), ("shown_by", "the opener's light, flashing")]) }
+        serveDrive(of: drive.door)
         return true
+    }
+
+    /// Reads and writes a door's own wire (an opener's) now, and tells the door what it said and
+    /// what was written.
+    func serveDrive(of door: Int) {
+        carryOut(doors[door].drive.serve(), door: door)
+    }
+
+    /// What a door's opener said, and what its drive wrote or could not, to the door and the log.
+    func carryOut(_ events: [OpenerEvent], door: Int) {
+        guard !events.isEmpty else { return }
+        let tag: [(String, String)] = [("door", controller.doors[door].id ?? String(door + 1))]
+        let now = clock.now(), wall = EventRecord.now()
+        for event in events {
+            switch event {
+            case .status(let state, let obstructed, let light, let locked):
+                // Anyone on the wire can make it flap: once per burst of the same report.
+                let fields = tag + [("state", state.description), ("obstructed", obstructed ? "yes" : "no"), ("light", light ? "on" : "off"),
+                                    ("locked", locked ? "yes" : "no")]
+                logOncePerBurst(.info, "opener-status", key: "opener-status " + fields.map(\.1).joined(separator: " "), fields)
+                carryOut(controller.openerReported(state, obstructed: obstructed, of: door, at: now, wall: wall))
+                controller.openerReported(light: light, remotesLocked: locked, of: door)
+            case .answering(let answering):
+                carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+            case .openings(let count):
+                controller.openerCounted(openings: count, of: door)
+            case .motion:
+                controller.openerSawMotion(of: door, at: now)
+            case .pressOver:
+                carryOut(controller.relayReleased(door, at: now, wall: wall))
+            case .pressNotSent(let permit, let why):
+                carryOut(controller.pressNotSent(permit, why: why, at: now, wall: wall))
+            case .warningShown(let at):
+                log.info("warning", (doors.count > 1 ? tag : []) + [("output", "on"), ("shown_by", "the opener's light, flashing")])
+                controller.warningShown(door, at: at)
+            case .warningFailed(let why):
+                log.error("warning-failed", (doors.count > 1 ? tag : []) + [("output", "the opener's light"), ("error", why),
+                                                                           ("effect", "the press it was to announce is called off: nobody was warned")])
+                carryOut(controller.warningFailed(door, at: now, wall: wall))
+            case .note(let note):
+                let level: Logger.Level = switch note.level {
+                case .info: .info
+                case .warning: .warning
+                case .error: .error
+                }
+                log.log(level, note.event, (doors.count > 1 ? tag : []) + note.pairs)
+            }
+        }
     }
 
     /// Tells every audience the doors' notices (phones take them: a warning, a fault, "left
@@ -126,10 +178,15 @@ extension DoorLoop {
     /// Starts a press the door's gate allowed. It cannot be refused, since the door decides no
     /// press before the last one was released; if it is (a bug), the door is told at once, so
     /// it never waits for a release that will not come.
-    func press(_ permit: PressPermit) {
-        // A refusal is logged by the pulse driver, with its reason.
-        guard !doors[permit.door].drive.carryOut(permit) else { return }
-        carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
+    func press(_ permit: PressPermit, deadline: Instant? = nil) {
+        // A refusal is logged by the drive, with its reason.
+        let drive = doors[permit.door].drive
+        guard drive.carryOut(permit, deadline: deadline ?? clock.now() + Door.maxRequestAge) else {
+            carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
+            return
+        }
+        // A drive with a wire of its own writes the press now, on this turn.
+        if drive.pollFD != nil { serveDrive(of: permit.door) }
     }
 
     /// A switch's descriptor polled readable: its edges go to the door, stamped as the kernel

@@ -15,7 +15,9 @@ extension DoorLoop {
     func perform(_ request: DoorRequest) -> Controller.Outcome {
         // The press goes out before the controller writes what the history keeps of it.
         let judged = controller.judge(request, at: clock.now(), wall: EventRecord.now())
-        for case .press(let permit) in judged.outcome.door { press(permit) }
+        // A press that cannot be on the wire within the request's age limit is never sent.
+        let deadline = (request.arrived ?? clock.now()) + Door.maxRequestAge
+        for case .press(let permit) in judged.outcome.door { press(permit, deadline: deadline) }
         let outcome = controller.account(judged)
         carryOut(outcome, summaryKey: request.source.summaryKey, pressed: true)
         if case .line = request.ask { return outcome }

@@ -63,8 +63,6 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// The snapshot as last told to every audience, and how each channel last said it stands.
     var lastSnapshot: StatusSnapshot?
     var channels: [String: ChannelStatus] = [:]
-    /// Each opener's last STATUS, so the log says only what changed.
-    var lastOpenerReport: [Int: OpenerReport] = [:]
     /// The history as `log` answers it; the writer makes each record durable.
     var history: EventLog
     let events: EventWriter?
@@ -144,6 +142,10 @@ final class DoorLoop: Service, @unchecked Sendable {
                     fds.append(pollfd(fd: s.fd, events: Int16(POLLIN), revents: 0))
                     targets.append(.switchInput(s, door: d.index))
                 }
+                if let fd = d.drive.pollFD {
+                    fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                    targets.append(.drive(d.index))
+                }
             }
             for (fd, listener) in listeners where pausedListeners[fd] == nil {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
@@ -175,8 +177,20 @@ final class DoorLoop: Service, @unchecked Sendable {
             }
             var switchMoved = false
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
-                guard case .switchInput(let s, let door) = targets[k] else { continue }
-                readSwitch(s, of: door)
+                switch targets[k] {
+                case .switchInput(let s, let door):
+                    readSwitch(s, of: door)
+                    switchMoved = true
+                case .drive(let door):
+                    serveDrive(of: door)
+                    switchMoved = true
+                default:
+                    continue
+                }
+            }
+            // An opener's wire has its own times (a release, a flash, an ask).
+            for d in doors where d.drive.nextWake.map({ $0 <= clock.now() }) ?? false {
+                serveDrive(of: d.index)
                 switchMoved = true
             }
             // Time's work first when some is due, or may be after a switch's edge (a request
@@ -193,7 +207,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             let drops = dropped
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
                 switch targets[k] {
-                case .wake, .switchInput:
+                case .wake, .switchInput, .drive:
                     continue
                 case .listener(let listener):
                     acceptConnections(from: listener)
@@ -239,6 +253,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         if !pausedListeners.isEmpty { consider(pausedListeners.values.min()) }
         consider(notifier?.nextDeadline)
         consider(controller.nextDeadline)
+        for d in doors { consider(d.drive.nextWake) }
         return earliest
     }
 
@@ -249,7 +264,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             switch targets[k] {
             case .connection(let c): c.arrivals.sawEmpty(at: polled)
             case .listener(let l): listenerMarks[l.fd] = polled
-            case .wake, .switchInput: continue
+            case .wake, .switchInput, .drive: continue
             }
         }
     }
@@ -258,6 +273,8 @@ final class DoorLoop: Service, @unchecked Sendable {
     private enum PollTarget {
         case wake
         case switchInput(any SwitchInput, door: Int)
+        /// A door's drive with a wire of its own (an opener's).
+        case drive(Int)
         case listener(any Listener)
         case connection(Connection)
     }
@@ -266,29 +283,6 @@ final class DoorLoop: Service, @unchecked Sendable {
     private func carryOutRelays(released: [Int: Int], overruns: [Int: Int]) {
         for door in overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
         for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
-    }
-
-    /// What an opener said: its STATUS is the door's position and obstruction (logged when it
-    /// changed), its silence the door's fault.
-    private func carryOut(_ news: OpenerNews) {
-        let now = clock.now(), wall = EventRecord.now()
-        switch news {
-        case .status(let r):
-            if lastOpenerReport[r.door] != r {
-                log.info("opener-status", [("door", controller.doors[r.door].id ?? String(r.door + 1)), ("state", r.state.description),
-                                           ("obstructed", r.obstructed ? "yes" : "no"), ("light", r.light ? "on" : "off"),
-                                           ("locked", r.locked ? "yes" : "no")])
-                lastOpenerReport[r.door] = r
-            }
-            carryOut(controller.openerReported(r.state, obstructed: r.obstructed, of: r.door, at: now, wall: wall))
-            controller.openerReported(light: r.light, remotesLocked: r.locked, of: r.door)
-        case .answering(let door, let answering):
-            carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
-        case .motion(let door):
-            controller.openerSawMotion(of: door, at: now)
-        case .openings(let door, let count):
-            controller.openerCounted(openings: count, of: door)
-        }
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
@@ -301,7 +295,6 @@ final class DoorLoop: Service, @unchecked Sendable {
         }
         for (name, status) in p.channels { channels[name] = status }
         carryOutRelays(released: p.released, overruns: p.overruns)
-        for news in p.openers { carryOut(news) }
         for request in p.requests { _ = perform(request) }
         for (r, key) in p.records { record([r], summaryKey: key) }
         for news in p.followerNews {

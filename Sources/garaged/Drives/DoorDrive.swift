@@ -15,21 +15,27 @@ protocol DoorDrive: Service, AnyObject, Sendable {
     /// Whether the drive switches the door's light itself (an opener's own light), rather than
     /// a wired output.
     var switchesLight: Bool { get }
-    /// Asks the opener to switch its light or lock its remotes; false when the drive has no
-    /// such thing (a relay) or cannot send now. The opener's STATUS confirms it.
+    /// The same, for a drive that may have to wait before the press is out (an opener's wire
+    /// busy): a press not written by `deadline` is never written, and `serve` says so.
+    func carryOut(_ permit: PressPermit, deadline: Instant) -> Bool
+    /// Asks the opener to switch its light, lock its remotes or flash its light as the warning;
+    /// false when the drive has no such thing (a relay) or cannot send now. What was written is
+    /// confirmed by `serve` (the warning's first flash), and the opener's STATUS confirms the rest.
     func ask(_ setting: OpenerSetting) -> Bool
+    /// The descriptor the loop polls for the drive (an opener's wire); nil for none.
+    var pollFD: Int32? { get }
+    /// When the loop must call `serve` even if nothing was read.
+    var nextWake: Instant? { get }
+    /// On the loop's thread: reads what is waiting and writes what is due; what the door is to
+    /// be told, in order.
+    func serve() -> [OpenerEvent]
 }
 
 extension DoorDrive {
     var switchesLight: Bool { false }
+    func carryOut(_ permit: PressPermit, deadline: Instant) -> Bool { carryOut(permit) }
     func ask(_ setting: OpenerSetting) -> Bool { false }
-}
-
-/// A setting of the opener's own that garaged can change on its wire.
-enum OpenerSetting: Equatable, Sendable {
-    case light(Bool)
-    case remotesLocked(Bool)
-    /// The warning on the opener's own light: flashing (at least once a second) until it is
-    /// turned off, when the light is left as it was.
-    case flashing(Bool)
+    var pollFD: Int32? { nil }
+    var nextWake: Instant? { nil }
+    func serve() -> [OpenerEvent] { [] }
 }

@@ -35,11 +35,16 @@ final class SerialPort: @unchecked Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// How many written bytes have not left yet (0 when it cannot say).
+    func unsent() -> Int { max(0, Int(clinux_serial_unsent(fd))) }
+
     /// The start signal: the line held active about `length`.
     func sendBreak(_ length: Duration) -> Int32 { clinux_serial_break(fd, Int64(length.nanoseconds)) }
 
-    /// Writes all the bytes and waits until they have left (tcdrain); false with errno set.
-    func writeAll(_ bytes: [UInt8]) -> Bool {
+    /// Writes all the bytes, and with `drain` waits until they have left (tcdrain); false with
+    /// errno set. The drive does not drain: the loop's thread writes, and 19 bytes at 9600 baud
+    /// leave the UART's buffer in 20 ms whatever it does meanwhile.
+    func writeAll(_ bytes: [UInt8], drain: Bool = true) -> Bool {
         var done = 0
         while done < bytes.count {
             let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -52,7 +57,7 @@ final class SerialPort: @unchecked Sendable, CustomStringConvertible {
             }
             return false
         }
-        _ = tcdrain(fd)
+        if drain { _ = tcdrain(fd) }
         return true
     }
 

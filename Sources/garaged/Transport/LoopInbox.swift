@@ -25,15 +25,13 @@ final class LoopInbox: Sendable {
         var followerNews: [(topic: LocalCommand.FollowTopic, record: JSONValue)] = []
         /// History records, each with what a burst of it is summarised under.
         var records: [(record: EventRecord, summaryKey: String)] = []
-        /// What openers on their own wire reported, in order.
-        var openers: [OpenerNews] = []
         /// The latest state of each channel that changed, by name.
         var channels: [String: ChannelStatus] = [:]
 
         /// True when what was taken may change the doors' status (anything but listeners).
         var changesStatus: Bool {
             !released.isEmpty || !overruns.isEmpty || !requests.isEmpty || !followerNews.isEmpty || !records.isEmpty
-                || !openers.isEmpty || !channels.isEmpty
+                || !channels.isEmpty
         }
     }
 
@@ -57,15 +55,6 @@ final class LoopInbox: Sendable {
         }
     }
 
-    /// Door `door`'s drive finished a permit (an opener's: after its release was written).
-    func permitReleased(door: Int) { hand { $0.released[door, default: 0] += 1 } }
-
-    /// What an opener said of its door (its STATUS).
-    func opener(_ report: OpenerReport) { hand { $0.openers.append(.status(report)) } }
-    /// Whether door `door`'s opener answers (it stopped, or started again).
-    func openerAnswering(door: Int, _ answering: Bool) { hand { $0.openers.append(.answering(door: door, answering)) } }
-    /// Anything else an opener said (motion, its count of openings).
-    func openerNews(_ news: OpenerNews) { hand { $0.openers.append(news) } }
 
     /// A request from a channel's own thread (Home Assistant's), stamped with when it arrived.
     func request(_ request: DoorRequest) {
@@ -103,22 +92,4 @@ final class LoopInbox: Sendable {
         items.withLock { change(&$0) }
         wake.signal()
     }
-}
-
-/// What an opener's thread hands the loop, in order.
-enum OpenerNews: Sendable {
-    case status(OpenerReport)
-    case answering(door: Int, Bool)
-    case motion(door: Int)
-    case openings(door: Int, Int)
-}
-
-/// What an opener reported of its door on its own wire (Security+ 2.0's STATUS).
-struct OpenerReport: Hashable, Sendable {
-    /// The door (`Door.index`).
-    let door: Int
-    let state: OpenerDoorState
-    let obstructed: Bool
-    let light: Bool
-    let locked: Bool
 }
