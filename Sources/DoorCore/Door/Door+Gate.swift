@@ -57,6 +57,7 @@ extension Door {
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
+        if let why = openerOff { return .openerOff(why) }
         if let opener = sensing.opener, !openerReady { return .openerSilent(opener) }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
         if closedSensed && openSensed { return .sensorsContradict }
@@ -143,6 +144,8 @@ public enum PressRefusal: Equatable, Sendable {
     case obstructed
     /// Any press of a door whose opener (named) has not answered, or stopped answering.
     case openerSilent(String)
+    /// Any press of a door whose opener garaged cannot speak to safely (why, and what to do).
+    case openerOff(String)
 
     /// The answer to a request the gate refused: a request for where the door already is (or,
     /// for a STOP, a door already at rest) is a harmless OK; the rest are errors.
@@ -150,7 +153,7 @@ public enum PressRefusal: Equatable, Sendable {
         switch self {
         case .relayBusy, .moving: return .error(.busy)
         case .stale: return .error(.stale)
-        case .sensorsContradict, .closeFailed, .openerSilent: return .error(.fault)
+        case .sensorsContradict, .closeFailed, .openerSilent, .openerOff: return .error(.fault)
         case .obstructed: return .error(.obstructed)
         case .alreadyThere, .notMoving: return .ok
         }
@@ -167,6 +170,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .obstructed: return "something breaks the photo-eye's beam across the doorway"
         case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
         case .openerSilent(let opener): return "\(opener) does not answer: check its wiring and power (garaged asks again by itself)"
+        case .openerOff(let why): return "the opener is off: \(why)"
         }
     }
 }

@@ -100,7 +100,7 @@ extension Door {
     public func openerStatus(at now: Instant) -> OpenerStatus? {
         guard sensing.opener != nil else { return nil }
         return OpenerStatus(protocolName: sensing.openerProtocol ?? "", device: sensing.openerDevice ?? "",
-                            state: openerReady ? "connected" : fault == .openerSilent ? "silent" : "connecting",
+                            state: openerReady ? "connected" : openerOff != nil ? "off" : fault == .openerSilent ? "silent" : "connecting",
                             remotesLocked: remotesLocked, motion: motion(at: now) ?? false, openings: openings)
     }
 
@@ -123,6 +123,14 @@ extension Door {
         }
         heading = position.heading ?? .open
         return []
+    }
+
+    /// The opener cannot be spoken to safely until garaged restarts (its kept codes are
+    /// damaged): every press is refused with `why`; the door reads as its opener silent.
+    public mutating func openerOff(_ why: String) -> [Event] {
+        guard sensing.opener != nil else { return [] }
+        openerOff = why
+        return openerAnswered(false)
     }
 
     /// Whether the opener answers: a door whose opener went silent has the fault

@@ -109,6 +109,9 @@ public struct Door: Sendable, Equatable {
     var switches = DoorSwitches()
     /// A door whose opener reports it (`DoorSensing.opener`): true while the opener answers.
     public internal(set) var openerAnswering = false
+    /// Why the door's opener is off for good until garaged restarts (its kept codes are
+    /// damaged): every press is refused saying so; nil while it is on.
+    public internal(set) var openerOff: String?
     /// Whether the opener's remotes and keypads are locked out, as it last said; nil until then.
     public internal(set) var remotesLocked: Bool?
     /// Its count of openings, as it last said; nil until then.

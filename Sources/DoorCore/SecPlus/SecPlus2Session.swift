@@ -56,6 +56,8 @@ public struct SecPlus2Session {
         case warningShown(at: Instant)
         /// The warning's first flash could not be written in time: nobody was warned.
         case warningFailed(why: String)
+        /// The opener is off until garaged restarts (its kept codes are damaged), and why.
+        case off(why: String)
         /// A line for the log.
         case note(SecPlus2Note)
     }
@@ -619,7 +621,7 @@ public struct SecPlus2Note: Equatable, Sendable {
         public let value: String
     }
 
-    init(_ level: Level, _ event: String, _ fields: [(String, String)]) {
+    public init(_ level: Level, _ event: String, _ fields: [(String, String)]) {
         self.level = level
         self.event = event
         self.fields = fields.map { Field(key: $0.0, value: $0.1) }

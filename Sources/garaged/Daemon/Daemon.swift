@@ -133,15 +133,14 @@ struct Daemon {
             let index = d.index, name = setups.count > 1 ? d.settings.id : nil
             let drive: any DoorDrive
             if let port = d.hardware.opener {
-                // The rolling codes and the client id, kept beside the table: unreadable, garaged
-                // stops rather than risk sending a code twice.
+                // The rolling codes and the client id, kept beside the table: unreadable, this
+                // door's opener is off (no code risked twice), and every other door serves.
                 do {
                     let codes = try SecPlus2Codes(file: SecPlus2CodesFile(tablePath: settings.pins, door: DoorSetup.fileName(index, d.settings)))
                     drive = SecPlus2Drive(port: port, codes: codes, clock: clock, log: log, door: index, name: name)
                 } catch {
-                    for l in listeners { l.close() }
-                    for h in hardware { h.releaseAll() }
-                    throw StartupError(description: error.description)
+                    port.close()
+                    drive = OpenerOffDrive(door: index, name: name, why: error.description, log: log)
                 }
             } else {
                 drive = PulseDriver(line: d.hardware.relay!, pulse: d.settings.timing.pulse, clock: clock, log: log, door: index, name: name) { overran in

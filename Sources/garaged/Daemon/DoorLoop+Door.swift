@@ -109,6 +109,8 @@ extension DoorLoop {
                 controller.openerReported(light: light, remotesLocked: locked, of: door)
             case .answering(let answering):
                 carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+            case .off(let why):
+                carryOut(controller.openerOff(why, of: door, at: now, wall: wall))
             case .openings(let count):
                 controller.openerCounted(openings: count, of: door)
             case .motion:
