@@ -95,7 +95,8 @@ install:
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		getent group garage >/dev/null || groupadd --system garage; \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
-		echo "next: sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'YOUR PIN'"; \
+		echo "next: sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'Yours'"; \
+		echo "      (your own master PIN for Yours: 5 printable ASCII characters, no spaces)"; \
 		echo "      sudo systemctl enable --now garaged      (docs/raspberry-pi.md)"; \
 	fi
 
