@@ -770,7 +770,7 @@ def _gpio_number(pin):
 
 
 def claims():
-    """The pictures' claims that what garaged is does not bear out, in words (none: all hold).
+    """What the pictures claim that garaged does not bear out, one sentence each (none: all hold).
     What garaged takes comes from docs/configuration.md, which `garaged settings-reference`
     writes from the settings catalog (CI checks the committed page is what the catalog makes):
     its settings, and the protocols its `opener` row accepts (secplus2:DEVICE). The lines the
