@@ -7,6 +7,8 @@
 #   make deb ARCH=arm64      the arm64 package, cross-built on amd64 with Debian's Swift (as root)
 #   make package-test        installs that .deb in a Debian 12 chroot and opens the door (as root)
 #   make package-test ARCH=arm64   the same in a Debian 13 arm64 chroot, run under qemu-user
+#   make release             dist/: both packages (amd64, arm64) and SHA256SUMS, on amd64 as root
+#                            (scripts/release.sh)
 #
 # The build never touches .build/ (the developers' debug builds): it has its own scratch path.
 
@@ -48,7 +50,7 @@ MANPAGES    := garaged.1 garage-pins.1
 # every page in docs/ (the README is a front page that links to them).
 DOCS        := README.md $(sort $(wildcard docs/*.md)) wiring/README.md
 
-.PHONY: all build install uninstall deb package-test clean print-swiftflags
+.PHONY: all build install uninstall deb package-test release clean print-swiftflags
 
 all: build
 
@@ -95,7 +97,8 @@ install:
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		getent group garage >/dev/null || groupadd --system garage; \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
-		echo "next: sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'YOUR PIN'"; \
+		echo "next: sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'Yours'"; \
+		echo "      (your own master PIN for Yours: 5 printable ASCII characters, no spaces)"; \
 		echo "      sudo systemctl enable --now garaged      (docs/raspberry-pi.md)"; \
 	fi
 
@@ -118,6 +121,10 @@ deb:
 
 package-test:
 	scripts/package-test.sh $(if $(ARCH),--arch $(ARCH))
+
+# Both packages and their checksums in dist/ (gitignored), made anew: what a release hands out.
+release:
+	scripts/release.sh
 
 clean:
 	rm -rf $(SCRATCH) $(SCRATCH)-arm64 .cache/package/stage

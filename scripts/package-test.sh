@@ -209,7 +209,7 @@ in_root 600 apt-get -q -y -o Dpkg::Use-Pty=0 -o Acquire::Retries=3 --no-install-
 grep -E "^(Setting up|Unpacking) " "$log_dir/apt-install.log" | sed 's/^/    /'
 
 step "postinst: the group, the state folder, no table, no service yet, the instructions"
-grep -qF "sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'YOUR PIN'" "$log_dir/apt-install.log" ||
+grep -qF "sudo garage-pins init --pins /var/lib/garaged/pins.eeprom --master 'Yours'" "$log_dir/apt-install.log" ||
     fail "postinst did not print the garage-pins init line"
 grep -qF "sudo systemctl enable --now garaged" "$log_dir/apt-install.log" || fail "postinst did not print systemctl enable --now"
 in_root 10 getent group garage >/dev/null || fail "no group garage"

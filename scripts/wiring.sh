@@ -5,7 +5,10 @@
 #
 # Usage: scripts/wiring.sh [NAME ...]     redraw all pictures, or the ones named (relay-mosfet...)
 #        scripts/wiring.sh --check        redraw into a temporary folder and fail if any picture
-#                                         in wiring/ differs from what its source draws
+#                                         in wiring/ differs from what its source draws, or if
+#                                         what they show is not what garaged takes (the openers
+#                                         its settings accept, its flags, the example config's
+#                                         lines: claims() in wiring/diagrams.py)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,8 +43,8 @@ if [ "${1:-}" = "--check" ]; then
     shift
     out="$(mktemp -d)"
     trap 'rm -rf "$out"' EXIT
-    "$python" "$root/wiring/diagrams.py" --out "$out" "$@" >/dev/null
     status=0
+    "$python" "$root/wiring/diagrams.py" --out "$out" --claims "$@" >/dev/null || status=1
     for f in "$out"/*; do
         name="$(basename "$f")"
         if ! cmp -s "$f" "$root/wiring/$name"; then
@@ -49,7 +52,7 @@ if [ "${1:-}" = "--check" ]; then
             status=1
         fi
     done
-    [ "$status" = 0 ] && echo "wiring.sh: every picture matches its source"
+    [ "$status" = 0 ] && echo "wiring.sh: every picture matches its source, and what they show garaged takes"
     exit "$status"
 fi
 

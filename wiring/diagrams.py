@@ -4,7 +4,8 @@
 
     scripts/wiring.sh              # installs the pinned tools into .cache/wiring-py, runs this
     scripts/wiring.sh reed-switch  # just one drawing
-    scripts/wiring.sh --check      # draws into a temporary folder, compares with wiring/
+    scripts/wiring.sh --check      # draws into a temporary folder, compares with wiring/, and
+                                   # holds what the pictures say to what garaged takes (claims())
 
 Every picture is drawn from the code below: edit here, never the pictures. The output is
 repeatable byte for byte: a fixed salt for the SVG's ids, no dates in the metadata, text drawn
@@ -14,6 +15,7 @@ matplotlib).
 Pin numbers are the physical pins of the Raspberry Pi's 40-pin header; GPIO numbers are BCM.
 """
 import os
+import re
 import sys
 
 import matplotlib
@@ -26,6 +28,7 @@ matplotlib.rcParams.update({
     "mathtext.fontset": "dejavusans",
 })
 import matplotlib.pyplot as plt                          # noqa: E402
+from matplotlib.text import Text                         # noqa: E402
 from matplotlib.patches import Circle, FancyBboxPatch    # noqa: E402
 
 import schemdraw                                         # noqa: E402
@@ -42,6 +45,7 @@ TITLE = 15
 PI = "#1f5fa8"     # the Raspberry Pi's own pins
 NOTE_COLOUR = "#222222"
 MODULE = "#7a4b00"  # a ready-made board's own parts
+DRAWN = {}         # picture name -> every text it shows, for claims()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -49,6 +53,7 @@ MODULE = "#7a4b00"  # a ready-made board's own parts
 
 def _save_fig(fig, name):
     """Writes NAME.svg and NAME.png from a matplotlib figure, repeatable byte for byte."""
+    DRAWN[name] = [t.get_text() for t in fig.findobj(Text) if t.get_text()]
     common = dict(bbox_inches="tight", pad_inches=0.25, facecolor="white", transparent=False)
     fig.savefig(os.path.join(OUT, name + ".svg"), format="svg",
                 metadata={"Date": None, "Creator": None}, **common)
@@ -482,18 +487,25 @@ HEADER = {
     37: ("GPIO26", "down"), 38: ("GPIO20", "down"),
     39: ("GND", "gnd"), 40: ("GPIO21", "down"),
 }
-# the lines this guide uses: physical pin -> role
+# the lines this guide uses: physical pin -> (role, the setting that names it). claims() holds
+# them to the lines packaging/garaged.conf.example suggests, one line per setting.
 USED = {
-    11: "relay  --relay",
-    13: "door closed  --sensor-closed",
-    15: "door open  --sensor-open",
-    16: "warning  --warn",
-    18: "light  --light",
+    11: ("relay", "relay"),
+    13: ("door closed", "sensor-closed"),
+    15: ("door open", "sensor-open"),
+    16: ("warning", "warn"),
+    18: ("light", "light"),
+    36: ("photo-eye", "sensor-obstruction"),
 }
 FILL = {"3v3": "#f5a623", "5v": "#d0021b", "gnd": "#333333", "up": "#ffffff", "down": "#b9e3a9"}
 EDGE = {"3v3": "#9a6200", "5v": "#7a0010", "gnd": "#000000", "up": "#c0392b", "down": "#3d7a2a"}
 WIDTH = {"up": 3.0}                    # a pulled-up pin: a thick red ring, not only a colour
 USED_COLOUR = "#1f5fa8"
+
+
+def _gpio(pin):
+    """The BCM name of a physical pin that is a GPIO: GPIO17."""
+    return HEADER[pin][0].split()[0]
 
 
 def _pin(ax, x, y, kind, r=0.4):
@@ -530,7 +542,7 @@ def header_map():
                 color=USED_COLOUR if used else "black")
         far = -4.1 if side < 0 else 5.2
         if used:
-            ax.text(far, y, USED[pin], ha=align, va="center", fontsize=11.5, color=USED_COLOUR,
+            ax.text(far, y, f"{USED[pin][0]}  --{USED[pin][1]}", ha=align, va="center", fontsize=11.5, color=USED_COLOUR,
                     fontweight="bold")
         if pin in (3, 5):
             ax.text(far, y, "1.8 kΩ pull-up on the board", ha=align, va="center",
@@ -553,8 +565,9 @@ def header_map():
         ax.text(-6.1, y, label, va="center", fontsize=11.5)
     y = ly - len(items) * 0.8
     ax.add_patch(Circle((-6.6, y), 0.34, fc="white", ec=USED_COLOUR, lw=3.0))
-    ax.text(-6.1, y, "used in this guide: GPIO17 relay, GPIO27 and GPIO22 switches,"
-            " GPIO23 warning, GPIO24 light", va="center", fontsize=11.5, color=USED_COLOUR)
+    ax.text(-6.1, y, "used in this guide: " + ", ".join(
+                f"{_gpio(pin)} {role}" for pin, (role, _) in sorted(USED.items())),
+            va="center", fontsize=11.5, color=USED_COLOUR)
     ax.text(-6.9, y - 0.8, "Pin 1 has a square solder pad, at the end of the header away from"
             " the USB ports (Pi 2 to 4 B);\nthe odd pins are the row nearer the middle of the"
             " board. Pulls as the BCM2835/6/7 and BCM2711\ndatasheets give them (Pi 1 B+ to"
@@ -570,6 +583,17 @@ def header_map():
 
 OVERVIEW_PI = "#1f5fa8"
 OVERVIEW_COMING = "#8a8a8a"
+
+# How the Pi moves a door, drawn on the overview's right. `opener` is the protocol of the
+# setting `opener = PROTOCOL:DEVICE` that drives it (None: the relay, `relay =`); `coming` draws
+# it greyed out and marked "(coming)": not in garaged yet. claims() holds this list to what the
+# settings catalog accepts, so a picture cannot call a supported opener "coming", or leave one out.
+DRIVES = [
+    dict(head="Relay \u2192 opener's wall button", y=9.7, link="GPIO", both=False, opener=None,
+         coming=False, body="a dry-contact opener: shorting its\nbutton terminals moves the door"),
+    dict(head="Security+ 2.0 opener", y=7.5, link="UART", both=True, opener="secplus2",
+         coming=False, body="yellow learn button: over its own\nwire through the Pi's UART"),
+]
 
 
 def _node(ax, x, y, w, h, head, body, colour="black", dashed=False, fill="white"):
@@ -633,18 +657,17 @@ def overview():
 
     # what the Pi drives and reads: right column
     right = 16.6
-    _node(ax, right, 9.7, 5.2, 1.7, "Relay \u2192 opener's wall button",
-          "a dry-contact opener: shorting its\nbutton terminals moves the door")
-    _node(ax, right, 7.5, 5.2, 1.7, "Security+ 2.0 opener",
-          "yellow learn button: over its own\nwire through the Pi's UART (coming)",
-          colour=OVERVIEW_COMING, dashed=True)
+    for drive in DRIVES:
+        colour = OVERVIEW_COMING if drive["coming"] else "black"
+        _node(ax, right, drive["y"], 5.2, 1.7, drive["head"],
+              drive["body"] + (" (coming)" if drive["coming"] else ""), colour=colour,
+              dashed=drive["coming"])
+        _link(ax, (pr, drive["y"]), (right - 2.6, drive["y"]), drive["link"], colour=colour,
+              dashed=drive["coming"], both=drive["both"])
     _node(ax, right, 5.2, 5.2, 1.7, "Door sensors",
           "reed switches (closed, open),\nthe opener's photo-eye")
     _node(ax, right, 3.0, 5.2, 1.7, "Warning and light",
           "a flashing light or buzzer before\nevery close; the garage light")
-    _link(ax, (pr, 9.7), (right - 2.6, 9.7), "GPIO")
-    _link(ax, (pr, 7.5), (right - 2.6, 7.5), "UART", colour=OVERVIEW_COMING, dashed=True,
-          both=True)
     _link(ax, (right - 2.6, 5.2), (pr, 5.2), "GPIO in")
     _link(ax, (pr, 3.0), (right - 2.6, 3.0), "GPIO")
     ax.text(10, 1.4, "The opener's own safety (photo-eyes, force limit) stays in charge: garaged"
@@ -731,10 +754,97 @@ def opener_secplus2():
         " and ignores them.",
         "The Pi is powered by its own supply, not from the wire. All grounds (Pi, Q1, Q2, the"
         " opener's white terminal) are one.",
-        "config.txt: enable_uart=1 (and on a Pi 3 or 4, dtoverlay=disable-bt for the PL011);"
-        " garaged --opener secplus2:/dev/serial0",
+        "config.txt: enable_uart=1; on a Pi 3, 4, 400 or Zero 2 W dtoverlay=miniuart-bt (Bluetooth"
+        " kept; a Pi 3 also core_freq=250),",
+        "on a Pi 5 dtparam=uart0=on. No serial console on it (cmdline.txt)."
+        " garaged --opener secplus2:/dev/ttyAMA0",
     ])
     save(d, "opener-secplus2")
+
+
+# ---------------------------------------------------------------------------------------------
+# what the pictures say garaged does, held to what it does
+
+def _gpio_number(pin):
+    return int(_gpio(pin)[len("GPIO"):])
+
+
+def claims():
+    """What the pictures claim that garaged does not bear out, one sentence each (none: all hold).
+    What garaged takes comes from docs/configuration.md, which `garaged settings-reference`
+    writes from the settings catalog (CI checks the committed page is what the catalog makes):
+    its settings, and the protocols its `opener` row accepts (secplus2:DEVICE). The lines the
+    header map marks come from packaging/garaged.conf.example, the config the package ships.
+    Checked: the openers the overview draws (DRIVES) against the accepted protocols, both ways;
+    every --flag a picture shows is a setting, every PROTOCOL:/dev/... an accepted opener, every
+    `--KEY gpiochip0:N` the line the example suggests for KEY; and the header map's lines are
+    the example's, one setting each."""
+    root = os.path.dirname(HERE)
+    with open(os.path.join(root, "docs", "configuration.md"), encoding="utf-8") as f:
+        reference = f.read()
+    with open(os.path.join(root, "packaging", "garaged.conf.example"), encoding="utf-8") as f:
+        example = f.read()
+    problems = []
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| `--(\[no-\])?", reference, re.M)
+    flags = {key for key, _ in rows} | {"no-" + key for key, negatable in rows if negatable}
+    opener_row = re.search(r"^\| `opener` \|.*$", reference, re.M)
+    protocols = set(re.findall(r"\b([a-z][a-z0-9]*):DEVICE\b", opener_row.group(0))) if opener_row else set()
+    if not rows or not protocols:
+        return ["docs/configuration.md has no settings table with an `opener` row naming"
+                " PROTOCOL:DEVICE; claims() in wiring/diagrams.py reads that table: update it to"
+                " the page's form"]
+    accepted = ", ".join(f"{p}:DEVICE" for p in sorted(protocols))
+
+    working = {d["opener"] for d in DRIVES if d["opener"] and not d["coming"]}
+    coming = {d["opener"] for d in DRIVES if d["opener"] and d["coming"]}
+    for p in sorted(working - protocols):
+        problems.append(f"overview: draws the {p} opener as working, but garaged's opener setting"
+                        f" takes only {accepted}: mark it coming=True in DRIVES, or remove it")
+    for p in sorted(coming & protocols):
+        problems.append(f"overview: draws the {p} opener as coming, but garaged takes"
+                        f" opener = {p}:DEVICE: set coming=False for it in DRIVES")
+    for p in sorted(protocols - working - coming):
+        problems.append(f"overview: garaged takes opener = {p}:DEVICE, but the overview does not"
+                        f" draw that opener: add it to DRIVES")
+
+    top = example.split("\n# [door ", 1)[0]
+    suggested = {}
+    for key, n in re.findall(r"^(?:# )?([a-z-]+) = gpiochip0:(\d+)$", top, re.M):
+        suggested.setdefault(key, set()).add(int(n))
+    for name, texts in sorted(DRAWN.items()):
+        for text_ in texts:
+            for flag in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", text_):
+                if flag not in flags:
+                    problems.append(f"wiring/{name}: shows --{flag}, which is no setting of garaged"
+                                    " (docs/configuration.md lists them)")
+            for p in re.findall(r"\b([a-z][a-z0-9]*):/dev/", text_):
+                if p not in protocols:
+                    problems.append(f"wiring/{name}: shows the opener {p}:/dev/..., but garaged"
+                                    f" takes only {accepted}")
+            for key, n in re.findall(r"--([a-z-]+) gpiochip0:(\d+)", text_):
+                if suggested.get(key) != {int(n)}:
+                    problems.append(f"wiring/{name}: shows --{key} gpiochip0:{n}, but"
+                                    f" packaging/garaged.conf.example suggests {key} ="
+                                    f" {_lines(suggested.get(key))}")
+    by_line = {}
+    for key, numbers in suggested.items():
+        for n in numbers:
+            by_line.setdefault(n, []).append(key)
+    for n, keys in sorted(by_line.items()):
+        if len(keys) > 1:
+            problems.append(f"packaging/garaged.conf.example suggests gpiochip0:{n} for"
+                            f" {' and '.join(sorted(keys))}: give each a line of its own")
+    marked = {key: _gpio_number(pin) for pin, (_, key) in USED.items()}
+    for key in sorted(set(marked) | set(suggested)):
+        if suggested.get(key) != ({marked[key]} if key in marked else None):
+            problems.append(f"header-map: marks {f'GPIO{marked[key]}' if key in marked else 'no line'}"
+                            f" for {key}, but packaging/garaged.conf.example suggests"
+                            f" {_lines(suggested.get(key))}: make USED and the example agree")
+    return problems
+
+
+def _lines(numbers):
+    return " and ".join(f"gpiochip0:{n}" for n in sorted(numbers)) if numbers else "no line"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -752,11 +862,17 @@ DRAWINGS = {
 
 
 def main():
+    """diagrams.py [--out DIR] [--claims] [NAME ...]: draws the pictures named (all by default)
+    into DIR (beside this file by default); with --claims, then checks what they say against
+    the code (claims()) and exits 1 when any claim does not hold."""
     global OUT
     args = sys.argv[1:]
     if args[:1] == ["--out"] and len(args) >= 2:
         OUT = os.path.abspath(args[1])
         args = args[2:]
+    check = args[:1] == ["--claims"]
+    if check:
+        args = args[1:]
     names = args or list(DRAWINGS)
     unknown = [n for n in names if n not in DRAWINGS]
     if unknown:
@@ -764,6 +880,12 @@ def main():
                  f" {', '.join(DRAWINGS)}")
     for name in names:
         DRAWINGS[name]()
+    if check:
+        problems = claims()
+        for problem in problems:
+            print(f"diagrams.py: {problem}", file=sys.stderr)
+        if problems:
+            sys.exit(1)
 
 
 if __name__ == "__main__":
