@@ -74,7 +74,7 @@ final class DoorLoopTests: XCTestCase {
         clock.advance(.milliseconds(2001))
         let stale = r.loop.perform(open(arrived: arrived))
         XCTAssertEqual(stale.replies, [.error(.stale)])
-        XCTAssertEqual(stale.refusal, "it waited 2001 ms between arriving and being judged (the limit is 2000 ms)")
+        XCTAssertEqual(stale.refusal, "it waited 2001 ms between arriving and being judged (the limit is 2000 ms), so it was not performed; send it again")
         XCTAssertTrue(drive.permits.isEmpty, "a stale request must press nothing")
         XCTAssertEqual(r.loop.controller.door.position, .closed)
 
