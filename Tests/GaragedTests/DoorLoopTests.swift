@@ -109,6 +109,9 @@ final class DoorLoopTests: XCTestCase {
             r.hardware.releaseAllButTheRelay()
         }
 
+        // The local socket says why before the code (garage-pins prints it).
+        let reason = try client.record()
+        XCTAssertTrue(reason.hasPrefix(#"{"reason":"it waited "#) && reason.hasSuffix(#"so it was not performed; send it again"}"#), reason)
         XCTAssertEqual(try client.record(), "ERR STALE")
         XCTAssertEqual(traceLevels(r.trace), [0], "a stale request must leave the relay at rest")
 
