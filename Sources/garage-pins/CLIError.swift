@@ -28,8 +28,10 @@ enum CLIError: Error, CustomStringConvertible {
 }
 
 extension CLIError {
-    /// Explains a daemon's ERR record in words.
-    static func explain(_ record: String) -> String {
+    /// Explains a daemon's ERR record in words: garaged's own `reason` for it when it gave one
+    /// (what was wrong this time, and what to do), else what the code means.
+    static func explain(_ record: String, reason: String? = nil) -> String {
+        if let reason { return "garaged refused: \(reason) (\(record))" }
         guard let (code, seconds) = Reply.error(in: record) else { return "garaged refused: \(record)" }
         var why = code.meaning
         if code == .locked { why += "; try again in \(seconds.map(String.init) ?? "a few") s, or clear it with `garage-pins unlock` (master PIN)" }

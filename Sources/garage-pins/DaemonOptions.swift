@@ -26,18 +26,40 @@ struct DaemonOptions: ParsableArguments {
         return p
     }
 
+    /// A command's answer: its records (without the reason), and garaged's words for why it
+    /// was refused or did nothing ("already closed: nothing pressed"), nil when it did what it
+    /// asked or garaged gave none.
+    struct Answer {
+        var records: [String]
+        var reason: String?
+
+        /// What a door command prints: garaged's words when it gave any, else its records (`OK`).
+        var said: String { reason ?? records.joined(separator: "\n") }
+    }
+
     /// Sends one command (about `door`, the first when nil) and returns the replies, or throws
     /// the daemon's refusal. `lacking` is for a command a door may lack the part for (a light,
     /// an opener): such a door answers ERR CMD, and `lacking` says what is missing and how to
     /// add it, instead of "unknown command".
     func send(_ command: Command, door: DoorChoice? = nil, lacking: (() -> String)? = nil) throws(CLIError) -> [String] {
+        try ask(command, door: door, lacking: lacking).records
+    }
+
+    /// `send`, keeping garaged's words: a refusal is thrown in them (with the code, for
+    /// scripts), and a request that did nothing comes back with them in `reason`.
+    func ask(_ command: Command, door: DoorChoice? = nil, lacking: (() -> String)? = nil) throws(CLIError) -> Answer {
         let request = Request(pin: try resolvedPIN(), command: command, door: door)
-        let replies = try DaemonClient(socketPath: socket).send(CommandCodec.encode(request))
-        if let last = replies.last, last.hasPrefix("ERR") {
-            if let lacking, Reply.error(in: last)?.code == .command { throw .refused(lacking()) }
-            throw .refused(CLIError.explain(last))
+        var answer = Answer(records: [], reason: nil)
+        for record in try DaemonClient(socketPath: socket).send(CommandCodec.encode(request)) {
+            // Escaped like every string garaged passes on: a door's name or a device in the
+            // words cannot forge a line of the output.
+            if let words = Reply.reason(in: record) { answer.reason = words.escapingControlCharacters } else { answer.records.append(record) }
         }
-        return replies
+        if let last = answer.records.last, last.hasPrefix("ERR") {
+            if let lacking, Reply.error(in: last)?.code == .command { throw .refused(lacking()) }
+            throw .refused(CLIError.explain(last, reason: answer.reason))
+        }
+        return answer
     }
 
     /// Sends a local extension and returns its JSON records (the final `OK` is dropped).

@@ -43,7 +43,7 @@ final class BelievedDoorTests: XCTestCase {
         _ = door.request(open: true, at: t(0))
         _ = door.relayReleased(at: t(300))
         _ = door.advance(to: t(12_000))
-        XCTAssertEqual(door.request(open: true, at: t(40_000)), .init(reply: .ok, events: []))
+        XCTAssertEqual(door.request(open: true, at: t(40_000)), .init(reply: .ok, events: [], refusal: .alreadyThere(.open)))
         XCTAssertEqual(seen(door.advance(to: t(42_000))), [], "the old deadline no longer fires")
         XCTAssertEqual(door.closesIn(at: t(42_000)), 28)
         XCTAssertEqual(seen(door.advance(to: t(70_000))).first, .press(.autoClose))
@@ -51,7 +51,7 @@ final class BelievedDoorTests: XCTestCase {
 
     func testBusyAndSameDirectionAnswers() {
         var door = Door(timing: timing)
-        XCTAssertEqual(door.request(open: false, at: t(0)), .init(reply: .ok, events: []), "close when closed: nothing")
+        XCTAssertEqual(door.request(open: false, at: t(0)), .init(reply: .ok, events: [], refusal: .alreadyThere(.closed)), "close when closed: nothing")
         _ = door.request(open: true, at: t(0))
         _ = door.relayReleased(at: t(300))
         XCTAssertEqual(door.request(open: true, at: t(1_000)).press, nil)
@@ -60,7 +60,7 @@ final class BelievedDoorTests: XCTestCase {
         XCTAssertEqual(door.request(open: false, at: t(13_000)).press, .close)
         _ = door.relayReleased(at: t(13_300))
         XCTAssertEqual(door.request(open: true, at: t(14_000)).reply, .error(.busy))
-        XCTAssertEqual(door.request(open: false, at: t(14_000)), .init(reply: .ok, events: []))
+        XCTAssertEqual(door.request(open: false, at: t(14_000)), .init(reply: .ok, events: [], refusal: .alreadyGoing(.closed)))
         XCTAssertNil(door.closesIn(at: t(14_000)))
     }
 

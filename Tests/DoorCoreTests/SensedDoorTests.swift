@@ -50,11 +50,11 @@ final class SensedDoorTests: XCTestCase {
 
     func testNeverPressesTowardWhereTheDoorIs() {
         var door = closedDoor()
-        XCTAssertEqual(door.request(open: false, at: t(0)), .init(reply: .ok, events: []), "closed: a close presses nothing")
+        XCTAssertEqual(door.request(open: false, at: t(0)), .init(reply: .ok, events: [], refusal: .alreadyThere(.closed)), "closed: a close presses nothing")
         _ = door.request(open: true, at: t(0))
         _ = door.relayReleased(at: t(300))
         _ = travel(&door, open: true, leave: 1_000, arrive: 11_000)
-        XCTAssertEqual(door.request(open: true, at: t(12_000)), .init(reply: .ok, events: []), "open: an open presses nothing")
+        XCTAssertEqual(door.request(open: true, at: t(12_000)), .init(reply: .ok, events: [], refusal: .alreadyThere(.open)), "open: an open presses nothing")
         // Someone closes it with the wall button: the switches say so, and an open is a press again.
         _ = travel(&door, open: false, leave: 13_000, arrive: 23_000)
         XCTAssertEqual(door.position, .closed)

@@ -74,7 +74,7 @@ final class DoorLoopTests: XCTestCase {
         clock.advance(.milliseconds(2001))
         let stale = r.loop.perform(open(arrived: arrived))
         XCTAssertEqual(stale.replies, [.error(.stale)])
-        XCTAssertEqual(stale.refusal, "it waited 2001 ms between arriving and being judged (the limit is 2000 ms)")
+        XCTAssertEqual(stale.refusal, "it waited 2001 ms between arriving and being judged (the limit is 2000 ms), so it was not performed; send it again")
         XCTAssertTrue(drive.permits.isEmpty, "a stale request must press nothing")
         XCTAssertEqual(r.loop.controller.door.position, .closed)
 
@@ -109,6 +109,9 @@ final class DoorLoopTests: XCTestCase {
             r.hardware.releaseAllButTheRelay()
         }
 
+        // The local socket says why before the code (garage-pins prints it).
+        let reason = try client.record()
+        XCTAssertTrue(reason.hasPrefix(#"{"reason":"it waited "#) && reason.hasSuffix(#"so it was not performed; send it again"}"#), reason)
         XCTAssertEqual(try client.record(), "ERR STALE")
         XCTAssertEqual(traceLevels(r.trace), [0], "a stale request must leave the relay at rest")
 

@@ -123,7 +123,9 @@ final class HomeKitTests: GaragedTestCase {
         let close = try hap(["put", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target + "=1"])
         XCTAssertEqual(close.termination, .exited(4), "the close is refused: " + close.stdout + close.stderr)
         XCTAssertTrue(close.stdout.contains("-70402"), close.stdout)
-        XCTAssertEqual(try daemon.connect().request("12345O=0"), ["ERR OBSTRUCTED"])
+        XCTAssertEqual(try daemon.connect().request("12345O=0"),
+                       [#"{"reason":"something breaks the photo-eye's beam across the doorway, so garaged presses nothing that could close the door; clear the doorway and try again"}"#,
+                        "ERR OBSTRUCTED"], "the local socket says why, then the code")
         let read = try hap(["get", "--pairing", pairingFile, "--port", port, "--char", HomeKitTests.target, "--char", HomeKitTests.obstruction])
         XCTAssertEqual(homekitValues(read), [HomeKitTests.target: 0, HomeKitTests.obstruction: 1], "still Open, obstructed: " + read.stdout)
         XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed (the trace holds only the released start level)")

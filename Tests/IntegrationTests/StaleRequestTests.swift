@@ -15,6 +15,8 @@ final class StaleRequestTests: GaragedTestCase {
         let client = try daemon.connect()
         XCTAssertEqual(try client.ask("12345S"), "S CLOSED", "accepted (the kernel stamps only an accepted connection's packets)")
         try stalled(daemon) { try client.sendLine(Array("12345O=1".utf8)) }
+        let reason = try client.readRecord()
+        XCTAssertTrue(reason.hasPrefix(#"{"reason":"it waited "#) && reason.contains("send it again"), "the local socket says why first: \(reason)")
         XCTAssertEqual(try client.readRecord(), "ERR STALE")
         XCTAssertEqual(try daemon.trace().count, 1, "nothing pressed")
         // The log says why, with the age; the history records it; a fresh request works.

@@ -190,6 +190,7 @@ extension ThirdAttackReviewTests {
             try phone?.send("12 0F 00 01 00")
             try phone?.writeCommand("12345O=1")
         }
+        XCTAssertTrue(try client?.readRecord().contains("send it again") ?? false, "the local socket says why first")
         XCTAssertEqual(try client?.readRecord(), "ERR STALE", "the local socket")
         XCTAssertEqual(try phone?.receive(), "13")
         XCTAssertEqual(try phone?.notification(), "ERR STALE", "the ATT bearer")

@@ -29,7 +29,7 @@ extension Controller {
             return [pressDoor(open: command == .open, from: source, at: now, wall: wall, age: age, &outcome)]
         case .hold(let minutes):
             guard rates.spend(.hold, for: source.summaryKey, at: now) else {
-                outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute"
+                outcome.refusal = "more than \(RequestRates.holds.capacity) hold changes from \(source.summaryKey) within a minute; wait a minute"
                 return [.error(.rate)]
             }
             return [apply(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
@@ -99,23 +99,21 @@ extension Controller {
         if decision.events.contains(where: { if case .pressWarned = $0 { return true } else { return false } }) {
             _ = rates.spend(.warning, for: source.summaryKey, at: now)
         }
-        if decision.reply.isError { explain(decision, source, &outcome) }
+        if decision.reply == .error(.rate) { explainTheRate(source, &outcome) }
         return apply(decision, wall: wall, &outcome)
     }
 
-    /// Why a press was refused, in words for the log: out of line, off the press path.
+    /// Why a press was refused by its channel's rate, in words: out of line, off the press path.
     @inline(never)
-    private func explain(_ decision: Door.Decision, _ source: RequestSource, _ outcome: inout Outcome) {
-        if decision.reply == .error(.rate) {
-            outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings started from \(source.summaryKey) within a minute"
-        } else if let refusal = decision.refusal {
-            outcome.refusal = refusal.why
-        }
+    private func explainTheRate(_ source: RequestSource, _ outcome: inout Outcome) {
+        outcome.refusal = "more than \(RequestRates.warnings.capacity) warnings started from \(source.summaryKey) within a minute; wait a minute"
     }
 
-    /// Carries a door decision into the outcome; returns its reply.
+    /// Carries a door decision into the outcome, with its reason when it was refused or did
+    /// nothing; returns its reply.
     mutating func apply(_ decision: Door.Decision, wall: Int64, _ outcome: inout Outcome) -> Reply {
         report(decision.events, wall: wall, byRequest: true, into: &outcome)
+        if decision.refusal != nil || decision.because != nil { outcome.refusal = decision.words }
         return decision.reply
     }
 

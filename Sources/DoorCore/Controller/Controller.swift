@@ -220,7 +220,8 @@ public struct Controller: Sendable {
     @inline(never)
     private func refuseUnknownDoor(_ choice: DoorChoice, _ outcome: inout Outcome) {
         outcome.replies = [.error(.door)]
-        outcome.refusal = "there is no door \(choice) (garaged drives \(doors.count): \(doors.indices.map { doors[$0].id ?? String($0 + 1) }.joined(separator: ", ")))"
+        // Told to whoever asked: it names no door their PIN may not use.
+        outcome.refusal = "garaged drives no door \(choice); garage-pins status lists the doors your PIN may use"
     }
 
     @inline(never)
@@ -228,6 +229,7 @@ public struct Controller: Sendable {
         outcome.replies = [.error(.denied)]
         outcome.refusal = access.unreadable ? "the door access file could not be read: only the master PIN uses a named door until it is fixed"
             : "slot \(slot) may use \(access[slot]?.joined(separator: ", ") ?? "every door"), not \(doors[outcome.doorIndex].id ?? "this door")"
+                + "; the owner sets which doors it may use with garage-pins edit SLOT --doors"
     }
 
     /// The index of the door a request names: the first when it names none; nil for a number
@@ -245,7 +247,8 @@ public struct Controller: Sendable {
     func refuseIfStale(_ age: Duration?, _ outcome: inout Outcome) -> Bool {
         guard let age, Door.isStale(age) else { return false }
         outcome.replies = [.error(.stale)]
-        outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Door.maxRequestAge.nanoseconds / 1_000_000) ms)"
+        outcome.refusal = "it waited \(age.nanoseconds / 1_000_000) ms between arriving and being judged (the limit is \(Door.maxRequestAge.nanoseconds / 1_000_000) ms), "
+            + "so it was not performed; send it again"
         return true
     }
 

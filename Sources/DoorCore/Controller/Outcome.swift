@@ -27,8 +27,10 @@ extension Controller {
         public var decoded: Command?
         /// Why a save failed (`ERR STORE`), for the log: the file and the system's reason.
         public var storeError: String?
-        /// Why the request was refused, for the log: before it was judged (`ERR STALE`), by the
-        /// rate of its channel (`ERR RATE`), or by the door's gate (`ERR FAULT`, `ERR BUSY`).
+        /// Why the request was refused (before it was judged, `ERR STALE`; by the rate of its
+        /// channel, `ERR RATE`; by the door's gate, `ERR FAULT`, `ERR BUSY`...), or why it was
+        /// answered OK with nothing done ("already closed: nothing pressed"), with what to do:
+        /// for the log, and for the channels that answer in words (`wordedReplies`).
         public var refusal: String?
 
         /// Set once a request passed the door and access checks: its log name says which door.
@@ -62,6 +64,15 @@ extension Controller {
 
         /// The last reply, which is what the log records as the result.
         public var result: Reply { replies.last ?? .ok }
+
+        /// The replies as a channel that answers in words carries them (the local socket, for
+        /// `garage-pins`): the reason, when there is one, as a `{"reason":"..."}` record just
+        /// before the final record, which is the code (`ERR FAULT`, `OK`) as ever. Bluetooth
+        /// carries `replies`, the book's bytes.
+        public var wordedReplies: [Reply] {
+            guard let refusal, let final = replies.last else { return replies }
+            return replies.dropLast() + [Reply.reason(refusal), final]
+        }
 
         /// The presses among the door's events, in order: the caller carries them out first.
         public var presses: [PressPermit] { door.presses }

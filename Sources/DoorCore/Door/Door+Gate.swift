@@ -126,15 +126,29 @@ public enum DoorAction: String, Sendable, CaseIterable {
     case open, close, stop
 }
 
-/// Why the gate refused a press: what a request is answered, and in words for the log.
+/// Why a press was not made: the gate's refusal (rules 1 to 6b), or a request's own rule
+/// (`Door.request`, `Door.stop`: the door is already where, or on its way where, it asks).
+/// What the request is answered, and in words for the log and for whoever asked.
 public enum PressRefusal: Equatable, Sendable {
     case relayBusy
     case stale
     case sensorsContradict
     /// The door is at that end already (sensed, inferred or believed).
     case alreadyThere(DoorPosition)
+    /// The door is already on its way to that end (`.open` or `.closed`), or was just pressed
+    /// toward it.
+    case alreadyGoing(DoorPosition)
+    /// A press of that kind already waits for the warning.
+    case alreadyWaiting(Door.Press)
     /// An open or close while the door moves.
     case moving
+    /// An open or close while the door moves (`.opening` or `.closing`) the other way.
+    case movingTheOtherWay(DoorPosition)
+    /// An open or close while garaged's press toward the other end (`.open` or `.closed`) has
+    /// not brought the door there yet.
+    case pressedTheOtherWay(DoorPosition)
+    /// A close while a STOP waits for the warning.
+    case stopWaiting
     /// A STOP for a door at rest.
     case notMoving
     /// An automatic press after a close that failed, before the door was seen closed.
@@ -147,30 +161,73 @@ public enum PressRefusal: Equatable, Sendable {
     /// Any press of a door whose opener garaged cannot speak to safely (why, and what to do).
     case openerOff(String)
 
-    /// The answer to a request the gate refused: a request for where the door already is (or,
-    /// for a STOP, a door already at rest) is a harmless OK; the rest are errors.
+    /// The answer to a request refused this way: a request for where the door already is or
+    /// is going (or, for a STOP, a door already at rest) is a harmless OK; the rest are errors.
     public var reply: Reply {
         switch self {
-        case .relayBusy, .moving: return .error(.busy)
+        case .relayBusy, .moving, .movingTheOtherWay, .pressedTheOtherWay, .stopWaiting: return .error(.busy)
         case .stale: return .error(.stale)
         case .sensorsContradict, .closeFailed, .openerSilent, .openerOff: return .error(.fault)
         case .obstructed: return .error(.obstructed)
-        case .alreadyThere, .notMoving: return .ok
+        case .alreadyThere, .alreadyGoing, .alreadyWaiting, .notMoving: return .ok
         }
     }
 
+    /// The cause alone, short: what a press called off records (`close called off: ...`).
     public var why: String {
         switch self {
         case .relayBusy: return "the relay is still pressing"
         case .stale: return "it came more than \(Door.maxRequestAge.secondsRoundedUp) s late (garaged was held up)"
         case .sensorsContradict: return "both position switches report their end at once"
         case .alreadyThere(let p): return "the door is \(p.rawValue) already"
+        case .alreadyGoing(let end): return "the door is \(end == .open ? "opening" : "closing") already"
+        case .alreadyWaiting(let press): return "\(PressRefusal.aPress(press)) already waits for the warning"
         case .moving: return "the door is moving"
+        case .movingTheOtherWay(let p): return "the door is \(p == .opening ? "opening" : "closing")"
+        case .pressedTheOtherWay(let end): return "garaged pressed to \(end == .open ? "open" : "close") the door and it has not got there yet"
+        case .stopWaiting: return "a stop waits for the warning"
         case .notMoving: return "the door is not moving"
-        case .obstructed: return "something breaks the photo-eye's beam across the doorway"
+        case .obstructed: return PressRefusal.beamBroken
         case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
-        case .openerSilent(let opener): return "\(opener) does not answer: check its wiring and power (garaged asks again by itself)"
+        case .openerSilent(let opener): return "\(opener) does not answer"
         case .openerOff(let why): return "the opener is off: \(why)"
+        }
+    }
+
+    /// What whoever asked is told, and the log's `why`: for a harmless OK what was (not) done
+    /// ("already closed: nothing pressed"); for a refusal its cause and what to do about it.
+    public var words: String {
+        switch self {
+        case .alreadyThere(let p): return "already \(p == .open ? "open" : p == .closed ? "closed" : p.rawValue): nothing pressed"
+        case .alreadyGoing(let end): return "already \(end == .open ? "opening" : "closing"): nothing pressed"
+        case .alreadyWaiting: return why + ": nothing more pressed"
+        case .notMoving: return why + ": nothing pressed"
+        case .relayBusy: return why + "; ask again in a moment"
+        case .stale: return why + ", so it was not performed; send it again"
+        case .sensorsContradict:
+            return why + ", so garaged presses nothing until they agree; check their wiring (garage-pins status shows what each reads)"
+        case .moving, .movingTheOtherWay, .pressedTheOtherWay: return why + "; wait until it stops, then ask again"
+        case .stopWaiting: return why + "; ask again once it is pressed"
+        case .obstructed: return why + ", so garaged presses nothing that could close the door; clear the doorway and try again"
+        case .closeFailed: return why
+        case .openerSilent: return why + ", so garaged presses nothing; " + PressRefusal.openerChecks
+        case .openerOff: return why
+        }
+    }
+
+    /// What to check when an opener does not answer (`openerSilent`, and a light it cannot switch).
+    static let openerChecks = "check its wiring to the Pi, the level circuit and the opener's power "
+        + "(garaged asks again by itself, and takes requests once the opener says where the door is)"
+
+    /// The photo-eye's refusal, as a press called off for it records it.
+    static let beamBroken = "something breaks the photo-eye's beam across the doorway"
+
+    /// "a close", "an open", "a stop".
+    private static func aPress(_ press: Door.Press) -> String {
+        switch press {
+        case .open: return "an open"
+        case .close, .autoClose: return "a close"
+        case .stop: return "a stop"
         }
     }
 }

@@ -16,22 +16,24 @@ extension Door {
 
     private mutating func requestOpen(at now: Instant, age: Duration?, mayWarn: Bool, _ events: inout [Event]) -> Decision {
         if let p = pendingPress {
-            if p.reason == .open { return Decision(reply: .ok, events: events) }
+            if p.reason == .open { return refused(.alreadyWaiting(.open), events) }
             events += cancelPending("an open request")
             if position == .open { restartAutoClose(at: now) }
             return Decision(reply: .ok, events: events)
         }
-        if expectation?.target == .closed { return Decision(reply: .error(.busy), events: events) }
+        if expectation?.target == .closed {
+            return refused(position == .closing ? .movingTheOtherWay(.closing) : .pressedTheOtherWay(.closed), events)
+        }
         switch position {
         case .open:
             restartAutoClose(at: now)
-            return Decision(reply: .ok, events: events)
+            return refused(.alreadyThere(.open), events)
         case .opening:
-            return Decision(reply: .ok, events: events)
+            return refused(.alreadyGoing(.open), events)
         case .closing:
-            return Decision(reply: .error(.busy), events: events)
+            return refused(.movingTheOtherWay(.closing), events)
         case .closed, .stopped:
-            if expectation?.target == .open { return Decision(reply: .ok, events: events) }
+            if expectation?.target == .open { return refused(.alreadyGoing(.open), events) }
             return decide(.open, age: age, mayWarn: mayWarn, at: now, events)
         }
     }
@@ -39,22 +41,26 @@ extension Door {
     private mutating func requestClose(at now: Instant, age: Duration?, mayWarn: Bool, _ events: inout [Event]) -> Decision {
         if let p = pendingPress {
             switch p.reason {
-            case .close, .autoClose: return Decision(reply: .ok, events: events)
-            case .stop: return Decision(reply: .error(.busy), events: events)
+            case .close, .autoClose: return refused(.alreadyWaiting(.close), events)
+            case .stop: return refused(.stopWaiting, events)
             case .open:
                 // The same button press from STOPPED: it now means a close.
                 pendingPress?.reason = .close
                 return Decision(reply: .ok, events: events)
             }
         }
-        if expectation?.target == .open { return Decision(reply: .error(.busy), events: events) }
+        if expectation?.target == .open {
+            return refused(position == .opening ? .movingTheOtherWay(.opening) : .pressedTheOtherWay(.open), events)
+        }
         switch position {
-        case .closed, .closing:
-            return Decision(reply: .ok, events: events)
+        case .closed:
+            return refused(.alreadyThere(.closed), events)
+        case .closing:
+            return refused(.alreadyGoing(.closed), events)
         case .opening:
-            return Decision(reply: .error(.busy), events: events)
+            return refused(.movingTheOtherWay(.opening), events)
         case .open, .stopped:
-            if expectation?.target == .closed { return Decision(reply: .ok, events: events) }
+            if expectation?.target == .closed { return refused(.alreadyGoing(.closed), events) }
             return decide(.close, age: age, mayWarn: mayWarn, at: now, events)
         }
     }
@@ -65,11 +71,17 @@ extension Door {
     public mutating func stop(at now: Instant, age: Duration? = nil, mayWarn: Bool = true) -> Decision {
         let events = advance(to: now)
         if let p = pendingPress {
-            guard p.reason != .stop else { return Decision(reply: .ok, events: events) }
+            guard p.reason != .stop else { return refused(.alreadyWaiting(.stop), events) }
             return Decision(reply: .ok, events: events + cancelPending("a stop request"))
         }
-        guard position == .opening || position == .closing else { return Decision(reply: .ok, events: events) }
+        guard position == .opening || position == .closing else { return refused(.notMoving, events) }
         return decide(.stop, age: age, mayWarn: mayWarn, at: now, events)
+    }
+
+    /// A request that presses nothing, by its own rule: answered as `refusal` says (a harmless
+    /// OK, or BUSY), with its reason.
+    private func refused(_ refusal: PressRefusal, _ events: [Event]) -> Decision {
+        Decision(reply: refusal.reply, events: events, refusal: refusal)
     }
 
     /// Puts a requested press to the gate and carries out its verdict.
@@ -104,16 +116,21 @@ extension Door {
         return Decision(reply: .ok, events: events)
     }
 
-    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light.
+    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light;
+    /// ERR FAULT while the opener whose light it is does not answer (nothing would switch it,
+    /// and the status would claim a light nobody switched). A light already so says it.
     public mutating func setLight(on: Bool, at now: Instant) -> Decision {
         var events = advance(to: now)
         guard hasLight else { return Decision(reply: .error(.command), events: events) }
+        if let opener = sensing.opener, !openerAnswering {
+            return Decision(reply: .error(.fault), events: events, because: "\(opener) does not answer, so garaged cannot switch its light; "
+                                                                         + PressRefusal.openerChecks)
+        }
         lightManual = on
         if !on { lightOffAt = nil }
-        if lightOn != on {
-            lightOn = on
-            events.append(.light(on: on))
-        }
+        guard lightOn != on else { return Decision(reply: .ok, events: events, because: "the light is already \(on ? "on" : "off")") }
+        lightOn = on
+        events.append(.light(on: on))
         return Decision(reply: .ok, events: events)
     }
 

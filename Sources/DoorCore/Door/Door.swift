@@ -50,14 +50,22 @@ public struct Door: Sendable, Equatable {
     public struct Decision: Equatable, Sendable {
         public var reply: Reply
         public var events: [Event]
-        /// Why the gate refused the press the request asked for, when it did.
+        /// Why the press the request asked for was not made, when it was not: the gate's
+        /// refusal, or the door already where (or on its way where) it asks.
         public var refusal: PressRefusal?
+        /// Why a request that presses nothing (the light) was refused or had nothing to do.
+        public var because: String?
 
-        public init(reply: Reply, events: [Event], refusal: PressRefusal? = nil) {
+        public init(reply: Reply, events: [Event], refusal: PressRefusal? = nil, because: String? = nil) {
             self.reply = reply
             self.events = events
             self.refusal = refusal
+            self.because = because
         }
+
+        /// In words, for whoever asked and the log: why the request was refused or did
+        /// nothing; nil when it did what it asked.
+        public var words: String? { because ?? refusal?.words }
 
         /// The press among the events, if the request caused one at once.
         public var press: Press? { events.presses.first?.reason }

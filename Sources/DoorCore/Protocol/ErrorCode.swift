@@ -32,7 +32,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     /// No bonded phone has that label (our extension).
     case phone = "PHONE"
     /// The door has a fault that stops every press: both position switches report their end
-    /// at once (our extension).
+    /// at once, or its opener does not answer (our extension). The local socket says which.
     case fault = "FAULT"
     /// This channel asked for the warning or a hold too often; wait (our extension).
     case rate = "RATE"
@@ -63,7 +63,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .admin: return "this phone may open the door but not manage PINs; pair it again with garage-pins pair --admin"
         case .bluetooth: return "pairing needs garaged to run with --ble-security paired and a working Bluetooth adapter (see garage-pins status)"
         case .phone: return "no paired phone has that label; see garage-pins phones"
-        case .fault: return "the door's position switches contradict each other, so garaged presses nothing; check their wiring (garage-pins status shows them)"
+        case .fault: return "the door has a fault that stops every press (its position switches contradict each other, or its opener does not answer); garage-pins status shows which"
         case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
         case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors your PIN may use"
         case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"

@@ -40,6 +40,21 @@ public enum Reply: Equatable, Sendable {
 
     public var bytes: [UInt8] { Array(text.utf8) }
 
+    /// The local socket's record of why a request was refused or did nothing, before its final
+    /// record: `{"reason":"..."}`.
+    public static func reason(_ words: String) -> Reply { .record(.object([(reasonKey, .string(words))])) }
+
+    /// The one member of a reason record.
+    public static let reasonKey = "reason"
+
+    /// For a client reading records as text: the words of a `{"reason":"..."}` record, nil for
+    /// any other record.
+    public static func reason(in record: String) -> String? {
+        guard record.hasPrefix("{\"\(reasonKey)\":"), case .object(let members)? = try? JSONParser.parse(record),
+              members.count == 1, members[0].0 == reasonKey else { return nil }
+        return members[0].1.stringValue
+    }
+
     /// True for the record that ends an answer (everything but a list entry).
     public var isFinal: Bool {
         switch self {

@@ -9,7 +9,7 @@ extension GaragePins {
         @OptionGroup var door: DoorOption
 
         func run() throws {
-            try runReportingErrors { () throws(CLIError) in print(try daemon.send(.close, door: door.choice).joined(separator: "\n")) }
+            try runReportingErrors { () throws(CLIError) in print(try daemon.ask(.close, door: door.choice).said) }
         }
     }
 }

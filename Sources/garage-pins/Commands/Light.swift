@@ -17,8 +17,9 @@ extension GaragePins {
 
         func run() throws {
             try runReportingErrors { () throws(CLIError) in
-                _ = try daemon.send(.light(on: state == "on"), door: door.choice, lacking: { Light.notWired(door.door) })
-                print("light \(state)" + door.suffix)
+                // A light already so says it ("the light is already on").
+                let answer = try daemon.ask(.light(on: state == "on"), door: door.choice, lacking: { Light.notWired(door.door) })
+                print((answer.reason ?? "light \(state)") + door.suffix)
             }
         }
 

@@ -60,14 +60,33 @@ extension GaragePins {
             return rows
         }
 
-        /// The door's state, and how it is known: sensed (what the switches read) or believed.
+        /// The door's state, and how it is known: from its opener (or that the opener is silent),
+        /// sensed (what the switches read) or believed.
         static func door(_ r: JSONValue) -> String {
             let state = r["door"]?.stringValue ?? "?"
-            guard r["mode"]?.stringValue == "sensed", let sensors = r["sensors"] else { return state + " (believed: no sensors)" }
+            switch r["mode"]?.stringValue {
+            case "opener": return state + " (" + openerSays(r["opener"]) + ")"
+            case "sensed": break
+            case "believed": return state + " (believed: no sensors)"
+            default: return state
+            }
+            guard let sensors = r["sensors"] else { return state }
             let reads = [("closed", sensors["closed"]), ("open", sensors["open"])].compactMap { name, v -> String? in
                 v?.boolValue.map { "\(name) switch \($0 ? "active" : "inactive")" }
             }
             return state + " (sensed: " + reads.joined(separator: ", ") + ")"
+        }
+
+        /// How an opener's door is known: from the opener, or not yet or no longer, since the
+        /// opener has not said or does not answer (and what to check then).
+        static func openerSays(_ opener: JSONValue?) -> String {
+            let kind = opener?["protocol"]?.stringValue ?? "?"
+            let name = "the \(kind == "secplus2" ? "Security+ 2.0" : kind) opener on \(opener?["device"]?.stringValue ?? "?")"
+            switch opener?["state"]?.stringValue {
+            case "connected": return "from " + name
+            case "silent": return "unconfirmed: \(name) is silent; check its wiring to the Pi, the level circuit and the opener's power"
+            default: return "unconfirmed: waiting for \(name) to say where the door is"
+            }
         }
 
         /// Each channel with a lockout or unforgiven wrong PINs, or "none".

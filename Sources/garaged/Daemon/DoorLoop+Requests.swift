@@ -94,7 +94,9 @@ extension DoorLoop {
             if case .homekit = query { return [.error(.homekit)] }
             return [.error(.bluetooth)]
         case nil:
-            return outcome.replies
+            // The local socket answers in words too (garage-pins prints them); Bluetooth keeps
+            // the book's bytes.
+            return source.isLocal ? outcome.wordedReplies : outcome.replies
         }
     }
 

@@ -45,6 +45,10 @@ final class GaragedDaemon {
     /// One request on a fresh connection, its single-record answer.
     func ask(_ text: String) throws -> String { try connect().ask(text) }
 
+    /// One request on a fresh connection: its single-record answer, and the words the local
+    /// socket sent before it (why it was refused or did nothing), nil when none came.
+    func explained(_ text: String) throws -> (reason: String?, record: String) { try connect().explained(text) }
+
     func trace() throws -> [TraceEntry] { try readTrace(tracePath) }
 
     /// SIGTERM and wait for the exit (the clean shutdown every test ends with, so the final trace

@@ -128,7 +128,7 @@ final class SocketClient {
         while true {
             let r = try readRecord(timeout: timeout)
             records.append(r)
-            if !SocketClient.isEntry(r) { return records }
+            if !SocketClient.isEntry(r) && SocketClient.reason(r) == nil { return records }
         }
     }
 
@@ -137,14 +137,30 @@ final class SocketClient {
         try request(Array(text.utf8), timeout: timeout)
     }
 
-    /// A request whose answer is one record (everything but P); throws if more come.
-    func ask(_ bytes: [UInt8]) throws -> String {
-        let records = try request(bytes)
-        guard records.count == 1 else { throw HarnessError("expected one record, got \(records)") }
-        return records[0]
-    }
+    /// A request whose answer is one record (everything but P); throws if more come. The reason
+    /// record the local socket may send before it is left out (`explained` keeps it).
+    func ask(_ bytes: [UInt8]) throws -> String { try explained(bytes).record }
 
     func ask(_ text: String) throws -> String { try ask(Array(text.utf8)) }
+
+    /// A request whose answer is one record, with the words of the `{"reason":"..."}` record
+    /// sent before it (why it was refused or did nothing), nil when none came.
+    func explained(_ bytes: [UInt8]) throws -> (reason: String?, record: String) {
+        var records = try request(bytes)
+        let reason = records.first.flatMap(SocketClient.reason)
+        if reason != nil { records.removeFirst() }
+        guard records.count == 1 else { throw HarnessError("expected one record (after any reason), got \(records)") }
+        return (reason, records[0])
+    }
+
+    func explained(_ text: String) throws -> (reason: String?, record: String) { try explained(Array(text.utf8)) }
+
+    /// The words of a `{"reason":"..."}` record, nil for any other record.
+    static func reason(_ record: String) -> String? {
+        guard record.hasPrefix(#"{"reason":"#),
+              let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any], object.count == 1 else { return nil }
+        return object["reason"] as? String
+    }
 
     /// Half-closes: the daemon sees end of stream after what was sent.
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
