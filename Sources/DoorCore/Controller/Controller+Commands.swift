@@ -72,15 +72,8 @@ extension Controller {
             }
             return replies
         case .local(.remotes(let locked)):
-            // The door's own judgement, as `lockRemotes` makes it for a channel; the history
-            // record is the request's own (`requestRecords`), naming the PIN's slot and label.
-            let reply = apply(doors[outcome.doorIndex].door.lockRemotes(locked, at: now), wall: wall, &outcome)
-            if reply == .error(.command) {
-                outcome.refusal = "the door has no opener whose remotes garaged could lock (only a door with opener = secplus2:DEVICE in its config has one)"
-            } else if reply == .error(.fault) {
-                outcome.refusal = "the door's opener does not answer; check its wiring, then ask again"
-            }
-            return [reply]
+            // Judged and recorded as a channel's lock is, the record naming the PIN's slot.
+            return [askRemotes(locked, from: source, slot: outcome.slot, at: now, wall: wall, &outcome)]
         case .local(let local):
             return execute(local, at: now, &outcome)
         }

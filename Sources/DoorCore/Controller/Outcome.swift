@@ -71,10 +71,16 @@ extension Controller {
         /// True when the request was done (a front end answers it as accepted).
         public var accepted: Bool { !result.isError || nothingToShow }
 
-        /// True when the request changed the door or a setting: the log keeps these in full;
-        /// everything else may be summarised.
+        /// True when the request changed the door or a setting (a press, a warned press, a lock
+        /// of the opener's remotes asked): the log keeps these in full; everything else may be
+        /// summarised.
         public var changedSomething: Bool {
-            if door.contains(where: { if case .press = $0 { return true }; if case .pressWarned = $0 { return true }; return false }) {
+            if door.contains(where: {
+                switch $0 {
+                case .press, .pressWarned, .remotesLock: return true
+                default: return false
+                }
+            }) {
                 return true
             }
             switch decoded {

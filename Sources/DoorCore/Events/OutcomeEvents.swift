@@ -42,9 +42,6 @@ extension Controller.Outcome {
             case .local(.doors(let target, let doors)):
                 events.append(event(.doors, slot: target, label: labelsAfter[target],
                                     detail: result.isError ? result.text : "OK: " + (doors?.joined(separator: ",") ?? "every door")))
-            case .local(.remotes(let locked)):
-                events.append(event(.remotes, slot: slot, label: slot.flatMap { labelsAfter[$0] },
-                                    detail: Controller.remotesDetail(locked, result)))
             case .local(.unlock(let channel)):
                 events.append(event(.unlock, slot: slot, label: slot.flatMap { labelsAfter[$0] },
                                     detail: channel.map { "\($0.rawValue) channel" } ?? "every channel"))
