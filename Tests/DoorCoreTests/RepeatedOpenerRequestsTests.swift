@@ -166,4 +166,66 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
             XCTAssertEqual(r(detail).importance, .attempt, detail)
         }
     }
+
+    // MARK: - W2: the light of a door whose warning it is
+
+    func testTheLightOfADoorWhoseWarningItIsIsLimitedPerChannel() throws {
+        var c = try controller(warning: .seconds(5))
+        var switched = 0, refused: [Controller.Outcome] = []
+        // A guest's phone: 40 changes in 8 s, each the other way from the light as it is.
+        for i in 0..<40 {
+            let o = c.light(on: !c.door.lightOn, from: guestPhone, at: t(1_000 + i * 200), wall: 1)
+            if switches(o) { switched += 1 }
+            if o.replies == [.error(.rate)] { refused.append(o) } else { XCTAssertEqual(o.replies, [.ok]) }
+        }
+        XCTAssertEqual(switched, RequestRates.lights.capacity, "3 changes, then none until one comes back")
+        XCTAssertEqual(refused.count, 40 - RequestRates.lights.capacity)
+        XCTAssertTrue(refused.allSatisfy { !switches($0) })
+        let why = try XCTUnwrap(refused.first?.refusal)
+        XCTAssertTrue(why.contains("homekit guest-phone") && why.contains("warning") && why.contains("light"), why)
+
+        // The light as it is already changes nothing and is never refused.
+        let same = c.light(on: c.door.lightOn, from: guestPhone, at: t(9_100), wall: 1)
+        XCTAssertEqual(same.replies, [.ok])
+        // The PIN line spends the same allowance; the owner at the shell has an allowance of its own.
+        let line = c.handle(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: RequestSource("bluetooth AA", channel: .remote), at: t(9_200))
+        XCTAssertEqual(line.replies, [.ok], "the phone's first change")
+        XCTAssertEqual(c.handle(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(9_300)).replies, [.ok])
+        // And one comes back after `refill`.
+        let later = c.light(on: !c.door.lightOn, from: guestPhone, at: t(1_000) + RequestRates.lights.refill * 3, wall: 1)
+        XCTAssertEqual(later.replies, [.ok])
+        XCTAssertTrue(switches(later))
+    }
+
+    func testTheLineIsRefusedWithItsWhy() throws {
+        var c = try controller(warning: .seconds(5))
+        let phone = RequestSource("bluetooth AA", channel: .remote)
+        var replies: [Reply] = []
+        var last = Controller.Outcome()
+        for i in 0..<5 {
+            last = c.handle(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: phone, at: t(1_000 + i))
+            replies += last.replies
+        }
+        XCTAssertEqual(replies, [.ok, .ok, .ok, .error(.rate), .error(.rate)])
+        XCTAssertTrue(last.refusal?.contains("warning") ?? false, "\(String(describing: last.refusal))")
+        XCTAssertFalse(last.changedSomething, "a refused change is logged once per burst")
+        // The light as it is, asked for again and again: logged once per burst too.
+        let same = c.handle(Array("24680L=\(c.door.lightOn ? 1 : 0)".utf8), from: phone, at: t(2_000))
+        XCTAssertEqual(same.replies, [.ok])
+        XCTAssertFalse(same.changedSomething)
+        let owner = c.handle(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(2_000))
+        XCTAssertTrue(owner.changedSomething, "a change is logged in full")
+    }
+
+    func testALightThatIsNotTheWarningIsNotLimited() throws {
+        // An opener door with a warn output of its own, and a relay door with a wired light.
+        var wired = try controller(warning: .seconds(5), warnWired: true)
+        var relayTiming = timing
+        relayTiming.light = .seconds(60)
+        var relay = Controller(table: try PinTable(master: pin("12345"), capacity: 4), door: Door(timing: relayTiming), store: MemoryStore())
+        for i in 0..<40 {
+            XCTAssertEqual(wired.light(on: i % 2 == 0, from: guestPhone, at: t(1_000 + i * 200), wall: 1).replies, [.ok])
+            XCTAssertEqual(relay.light(on: i % 2 == 0, from: guestPhone, at: t(1_000 + i * 200), wall: 1).replies, [.ok])
+        }
+    }
 }

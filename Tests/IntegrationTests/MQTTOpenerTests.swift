@@ -139,6 +139,32 @@ final class MQTTOpenerTests: GaragedTestCase {
                                  "only the two changes are kept")
     }
 
+    /// Issue 37 (W2): on a door whose warning is its opener's light, a guest's phone switched the
+    /// light 40 times in 8 s, each a packet with a rolling code. Now a channel changes it as
+    /// often as it may start the warning; past that, ERR RATE, logged with why.
+    func testALightFloodReachesTheOpenerAFewTimesOnly() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        try startOpener()
+        let daemon = try garaged(broker, ["--mqtt-commands"])
+        XCTAssertTrue(waitUntil("the opener connected", timeout: .seconds(10)) {
+            doorStatus(daemon).contains(#""state":"connected","remotes_locked":false"#)
+        }, doorStatus(daemon))
+        broker.waitForSubscription(of: node, to: "\(base)/light/set")
+        for i in 0..<40 { try broker.publish("\(base)/light/set", i % 2 == 0 ? "ON" : "OFF") }
+        // Messages reach garaged in the order published: once the LOCK that follows reached the
+        // opener, every light command before it was judged.
+        try broker.publish("\(base)/remotes/set", "LOCK")
+        XCTAssertTrue(waitUntil("the LOCK after the light flood at the opener", timeout: .seconds(10)) {
+            accepted().contains { $0.name == "LOCK" }
+        }, "\(accepted().map(\.name))")
+        let lights = accepted().filter { $0.name == "LIGHT" }.map(\.nibble)
+        print("light flood: 40 commands, \(lights.count) LIGHT packets at the opener")
+        XCTAssertEqual(lights, [1, 0, 1], "3 changes, as many as warnings a minute")
+        XCTAssertTrue(daemon.log.contains("result=\"ERR RATE\"") && daemon.log.contains("opener's light flashing"), daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     /// Without `mqtt-commands` the light and the lock are read-only sensors: no command topic is
     /// announced or subscribed, and a LOCK published anyway never reaches the opener.
     func testWithoutCommandsTheLightAndTheLockAreOnlySensors() throws {

@@ -55,14 +55,34 @@ extension Controller {
         return outcome
     }
 
-    /// Switches a door's light for a channel (HomeKit's Lightbulb), as `L=` does for a PIN.
+    /// Switches a door's light for a channel (HomeKit's Lightbulb, Home Assistant's light), as
+    /// `L=` does for a PIN (`switchLight`).
     public mutating func light(on: Bool, for index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
         report(doors[index].door.advance(to: now), wall: wall, into: &outcome)
         outcome.command = logName(on ? "light on" : "light off", index)
-        outcome.replies = [apply(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
+        outcome.replies = [switchLight(on, from: source, at: now, wall: wall, &outcome)]
         return outcome
+    }
+
+    /// The one judgement of a light switched on or off, for the PIN line (`L=`) and the
+    /// channels (HomeKit's Lightbulb, Home Assistant's light) alike. On a door whose warning is
+    /// its opener's light (`DoorTiming.warningFlashesLight`) a change spends `source`'s
+    /// allowance (`RequestRates.lights`, as many as warnings), so nobody flashes the warning at
+    /// will; past it, ERR RATE saying why. The light as it already is spends nothing.
+    mutating func switchLight(_ on: Bool, from source: RequestSource, at now: Instant, wall: Int64,
+                              _ outcome: inout Outcome) -> Reply {
+        let i = outcome.doorIndex, key = source.summaryKey
+        let limited = doors[i].door.timing.warningFlashesLight
+        let decision = doors[i].door.setLight(on: on, at: now, mayChange: !limited || rates.allows(.light, for: key, at: now))
+        if limited, decision.events.contains(.light(on: on)) { _ = rates.spend(.light, for: key, at: now) }
+        if decision.reply == .error(.rate) {
+            outcome.refusal = "more than \(RequestRates.lights.capacity) light changes from \(key) within a minute: this door's warning "
+                + "is its opener's light flashing, so the light is not switched at will; ask again in "
+                + "\(rates.wait(.light, for: key, at: now).secondsRoundedUp) s"
+        }
+        return apply(decision, wall: wall, &outcome)
     }
 
     /// Locks (true) or unlocks the opener's remotes and keypads of door `index` for a channel

@@ -34,7 +34,7 @@ extension Controller {
             }
             return [apply(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
         case .light(let on):
-            return [apply(doors[outcome.doorIndex].door.setLight(on: on, at: now), wall: wall, &outcome)]
+            return [switchLight(on, from: source, at: now, wall: wall, &outcome)]
         case .closeAfter(let seconds):
             do { try doors[outcome.doorIndex].intervalStore?.save(seconds) } catch {
                 outcome.storeError = error.description

@@ -84,8 +84,11 @@ extension Controller {
                 return true
             }
             switch decoded {
-            case .add, .edit, .delete, .hold, .light, .closeAfter, .local(.add), .local(.label), .local(.doors), .local(.unlock):
+            case .add, .edit, .delete, .hold, .closeAfter, .local(.add), .local(.label), .local(.doors), .local(.unlock):
                 return !result.isError
+            case .light:
+                // The light switched; the light asked for as it is can be repeated at will.
+                return !result.isError && door.contains { if case .light = $0 { return true } else { return false } }
             default:
                 return false
             }

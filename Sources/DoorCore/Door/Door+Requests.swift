@@ -104,10 +104,13 @@ extension Door {
         return Decision(reply: .ok, events: events)
     }
 
-    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light.
-    public mutating func setLight(on: Bool, at now: Instant) -> Decision {
+    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light;
+    /// ERR RATE for a change the caller may not make now (`mayChange`: its channel's allowance,
+    /// on a door whose warning is this light).
+    public mutating func setLight(on: Bool, at now: Instant, mayChange: Bool = true) -> Decision {
         var events = advance(to: now)
         guard hasLight else { return Decision(reply: .error(.command), events: events) }
+        guard lightOn == on || mayChange else { return Decision(reply: .error(.rate), events: events) }
         lightManual = on
         if !on { lightOffAt = nil }
         if lightOn != on {
