@@ -18,8 +18,8 @@ public struct RequestRates: Sendable {
     /// once, then one every 20 s.
     public static let lights = (capacity: 3, refill: Duration.seconds(20))
     /// Changes of the lock of an opener's remotes: 4 at once, then one every 15 min. Each is
-    /// kept in the history, so one channel adds at most 100 kept records a day (the kept part
-    /// holds some 4,000).
+    /// kept in the history, so one channel adds at most about 100 kept records a day (the kept
+    /// part holds 2,100 to 4,300: `EventHistory`).
     public static let remoteLocks = (capacity: 4, refill: Duration.seconds(900))
     /// Channels tracked at most (the oldest is forgotten past it: a fresh allowance is safe).
     public static let maxChannels = 64
