@@ -59,6 +59,26 @@ final class ErrorBudgetTests: XCTestCase {
             for i in 0..<8 { XCTAssertFalse(bursts.charge(at: t(round * 60_000 + i))) }
         }
     }
+
+    /// A refusal can say how long to wait: until the next unit comes back, and no longer.
+    func testTheWaitIsUntilTheNextUnitComesBack() {
+        var b = ErrorBudget(capacity: 2, refill: .seconds(20))
+        XCTAssertEqual(b.untilNextUnit(at: t(0)), .zero)
+        XCTAssertTrue(b.spend(at: t(0)))
+        XCTAssertEqual(b.untilNextUnit(at: t(1_000)), .zero, "one is left")
+        XCTAssertTrue(b.spend(at: t(1_000)))
+        XCTAssertEqual(b.untilNextUnit(at: t(5_000)), .seconds(15))
+        XCTAssertFalse(b.spend(at: t(19_999)))
+        XCTAssertEqual(b.untilNextUnit(at: t(20_000)), .zero)
+        XCTAssertTrue(b.spend(at: t(20_000)))
+        XCTAssertEqual(b.untilNextUnit(at: t(30_000)), .seconds(10))
+        var rates = RequestRates()
+        for _ in 0..<RequestRates.remoteLocks.capacity { XCTAssertTrue(rates.spend(.remotes, for: "mqtt", at: t(0))) }
+        XCTAssertFalse(rates.allows(.remotes, for: "mqtt", at: t(1_000)))
+        XCTAssertTrue(rates.allows(.light, for: "mqtt", at: t(1_000)), "each kind has its own allowance")
+        XCTAssertEqual(rates.wait(.remotes, for: "mqtt", at: t(1_000)), RequestRates.remoteLocks.refill - .seconds(1))
+        XCTAssertEqual(rates.wait(.remotes, for: "homekit", at: t(1_000)), .zero, "and each channel")
+    }
 }
 
 final class EventLogTests: XCTestCase {

@@ -68,6 +68,9 @@ final class LocalRemotesTests: XCTestCase {
         XCTAssertEqual(refused.replies, [.error(.command)])
         XCTAssertTrue(refused.refusal?.contains("no opener") ?? false, "\(String(describing: refused.refusal))")
         XCTAssertEqual(refused.records.first { $0.kind == .remotes }?.detail, "ERR CMD: lock", "asked, and refused, is history too")
+        let nowhere = c.handle(Array("12345@shed:Lremotes lock".utf8), from: owner, at: t(20))
+        XCTAssertEqual(nowhere.replies, [.error(.door)])
+        XCTAssertEqual(nowhere.records.filter { $0.kind == .remotes }.map(\.detail), ["ERR DOOR: lock"], "once, as an attempt")
     }
 
 }

@@ -121,6 +121,23 @@ final class DoorLoopTests: XCTestCase {
         XCTAssertEqual(try client.ask("12345S"), "S OPENING")
     }
 
+    /// Issue 37 (W1): one HomeKit write of 1,800 lock items wrote 903 log lines, one for each
+    /// ask the opener's queue could not take. Now the first is logged and the rest counted, said
+    /// once with their count when the burst ends.
+    func testAnOpenerThatCannotBeAskedIsLoggedOncePerBurst() throws {
+        let drive = UnaskableOpener()
+        let r = try rig(clock: TestClock()) { _, _ in drive }
+        defer { r.hardware.releaseAll() }
+        var outcome = Controller.Outcome()
+        outcome.door = Array(repeating: .remotesLock(true), count: 900) + Array(repeating: .light(on: true), count: 900)
+        r.loop.carryOut(outcome)
+        XCTAssertEqual(drive.asks, 1_800, "each was asked of the drive")
+        let bursts = r.loop.logBursts.flush()
+        XCTAssertEqual(bursts.map(\.first.event).sorted(), ["light-failed", "remotes-failed"], "one burst of each, logged once when it began")
+        XCTAssertEqual(bursts.map(\.folded), [899, 899], "the rest counted, for the line that ends each burst")
+        XCTAssertTrue(bursts.allSatisfy { $0.first.fields.contains { $0.0 == "why" && $0.1.contains("ask again") } }, "\(bursts.map(\.first.fields))")
+    }
+
     /// The owner's commands about a part go to the part that runs, with the asking connection and
     /// the history to hand; a part not running is answered with the error that says how to turn
     /// it on, and the loop holds no field of its own for either.
@@ -165,6 +182,23 @@ final class DoorLoopTests: XCTestCase {
             XCTAssertTrue(try client.ask(line).hasPrefix("ERR BLUETOOTH"), line)
         }
         XCTAssertTrue(try client.ask("12345Lhomekit reset").hasPrefix("ERR HOMEKIT"))
+    }
+}
+
+/// An opener's drive whose queue of settings never takes one (full, or stopping), counting the asks.
+private final class UnaskableOpener: DoorDrive, @unchecked Sendable {
+    private let count = Mutex(0)
+    var asks: Int { count.withLock { $0 } }
+    let door = 0
+    var name: String { "unaskable-opener" }
+    func start() {}
+    func stop() -> Bool { true }
+    func carryOut(_ permit: PressPermit) -> Bool { true }
+    var switchesLight: Bool { true }
+
+    func ask(_ setting: OpenerSetting) -> Bool {
+        count.withLock { $0 += 1 }
+        return false
     }
 }
 

@@ -26,6 +26,15 @@ final class SettingsParsingTests: XCTestCase {
         XCTAssertFalse(s.ble)
     }
 
+    /// The warning of a door with an opener and no warn output is the opener's light flashing,
+    /// so DoorCore limits that light as it limits the warning (issue 37); with a warn output of
+    /// its own, or on a relay, the light is not the warning.
+    func testTheWarningIsTheOpenersLightOnlyWithoutAWarnOutput() throws {
+        XCTAssertTrue(try settings(["--opener", "secplus2:/dev/ttyS9", "--no-ble"]).door.timing.warningFlashesLight)
+        XCTAssertFalse(try settings(["--opener", "secplus2:/dev/ttyS9", "--warn", "sim:/tmp/w.trace", "--no-ble"]).door.timing.warningFlashesLight)
+        XCTAssertFalse(try settings(["--relay", "sim:/tmp/r.trace", "--light", "sim:/tmp/l.trace", "--no-ble"]).door.timing.warningFlashesLight)
+    }
+
     /// `[door NAME]` sections make the doors in file order, each with its own settings, and
     /// `--door.NAME.KEY` adds a door the file does not name.
     func testSectionsAndDoorFlagsMakeTheDoorsInOrder() throws {

@@ -86,6 +86,85 @@ final class MQTTOpenerTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
+    /// Issue 37 (H1, W1): 10,000 LOCKs published at the remotes' lock were each a kept record and
+    /// pushed a guest's opening out of `garage-pins log`, and each one the opener's queue could
+    /// not take was a log line. Now a LOCK that changes nothing is an attempt, summarised, and
+    /// the log says it once with its count.
+    func testALockFloodLeavesTheGuestsOpeningAndOneSummaryLine() throws {
+        try initTable()
+        // The broker queues the whole flood for garaged (its default drops past 1,000 queued).
+        let broker = try MQTTBroker(self, extra: "allow_anonymous true\nmax_queued_messages 20000\n")
+        try startOpener()
+        let daemon = try garaged(broker, ["--mqtt-commands"])
+        XCTAssertTrue(waitUntil("the opener connected, its remotes unlocked", timeout: .seconds(10)) {
+            doorStatus(daemon).contains(#""state":"connected","remotes_locked":false"#)
+        }, doorStatus(daemon))
+        XCTAssertEqual(try daemon.ask("12345Ladd 24680 Guest"), "OK 1")
+        XCTAssertEqual(try daemon.ask("24680O=1"), "OK")
+        func guestsOpening() throws -> Bool {
+            let log = try pins(daemon, ["log", "--json"])
+            return (json(log.stdout) as? [[String: Any]] ?? []).contains {
+                $0["kind"] as? String == "open" && $0["label"] as? String == "Guest" && $0["detail"] as? String == "pressed"
+            }
+        }
+        XCTAssertTrue(try guestsOpening(), "the guest's opening is in the history to begin with")
+
+        let flood = 10_000
+        broker.waitForSubscription(of: node, to: "\(base)/remotes/set")
+        try broker.publish("\(base)/remotes/set", "LOCK", options: ["--repeat", String(flood), "--repeat-delay", "0"])
+        // Messages reach garaged in the order published: once the UNLOCK that follows the flood
+        // reached the opener, every LOCK before it was judged.
+        try broker.publish("\(base)/remotes/set", "UNLOCK")
+        XCTAssertTrue(waitUntil("the UNLOCK after the flood at the opener", timeout: .seconds(60)) {
+            accepted().contains { $0.name == "LOCK" && $0.nibble == 0 }
+        }, "\(accepted().filter { $0.name == "LOCK" }.count) LOCK packets")
+        let locks = accepted().filter { $0.name == "LOCK" }.map(\.nibble)
+        XCTAssertEqual(locks, [1, 0], "the opener is asked to lock once, and to unlock once")
+
+        XCTAssertTrue(try guestsOpening(), "the guest's opening outlives the flood")
+        XCTAssertEqual(daemon.stop(timeout: .seconds(10)), .exited(0))
+        // Stopped, garaged has said every burst's count.
+        let lines = daemon.log.split(separator: "\n")
+        let lockLines = lines.filter { $0.contains("remotes lock") || $0.contains("remotes-failed") || $0.contains("remotes=lock") }
+        XCTAssertLessThanOrEqual(lockLines.count, 4, "a few lines, not one a LOCK:\n" + lockLines.prefix(10).joined(separator: "\n"))
+        let summaries = lockLines.filter { $0.contains("request-repeats") }
+        XCTAssertEqual(summaries.count, 1, "one summary line: \(summaries)")
+        let more = summaries.first.flatMap { line in line.split(separator: " ").first { $0.hasPrefix("more=") }.flatMap { Int($0.dropFirst(5)) } }
+        let inFull = lockLines.filter { $0.contains(" request ") }.count
+        print("lock flood: \(flood) LOCKs, \(lockLines.count) log lines about them, \(more ?? -1) folded into one summary:\n"
+              + lockLines.joined(separator: "\n"))
+        XCTAssertEqual((more ?? 0) + inFull, flood, "every LOCK was judged, and counted: \(lockLines)")
+        let kept = readText(pinsPath + ".events")
+        XCTAssertLessThanOrEqual(kept.components(separatedBy: "\"kind\":\"remotes\"").count - 1, 2,
+                                 "only the two changes are kept")
+    }
+
+    /// Issue 37 (W2): on a door whose warning is its opener's light, a guest's phone switched the
+    /// light 40 times in 8 s, each a packet with a rolling code. Now a channel changes it as
+    /// often as it may start the warning; past that, ERR RATE, logged with why.
+    func testALightFloodReachesTheOpenerAFewTimesOnly() throws {
+        try initTable()
+        let broker = try MQTTBroker(self)
+        try startOpener()
+        let daemon = try garaged(broker, ["--mqtt-commands"])
+        XCTAssertTrue(waitUntil("the opener connected", timeout: .seconds(10)) {
+            doorStatus(daemon).contains(#""state":"connected","remotes_locked":false"#)
+        }, doorStatus(daemon))
+        broker.waitForSubscription(of: node, to: "\(base)/light/set")
+        for i in 0..<40 { try broker.publish("\(base)/light/set", i % 2 == 0 ? "ON" : "OFF") }
+        // Messages reach garaged in the order published: once the LOCK that follows reached the
+        // opener, every light command before it was judged.
+        try broker.publish("\(base)/remotes/set", "LOCK")
+        XCTAssertTrue(waitUntil("the LOCK after the light flood at the opener", timeout: .seconds(10)) {
+            accepted().contains { $0.name == "LOCK" }
+        }, "\(accepted().map(\.name))")
+        let lights = accepted().filter { $0.name == "LIGHT" }.map(\.nibble)
+        print("light flood: 40 commands, \(lights.count) LIGHT packets at the opener")
+        XCTAssertEqual(lights, [1, 0, 1], "3 changes, as many as warnings a minute")
+        XCTAssertTrue(daemon.log.contains("result=\"ERR RATE\"") && daemon.log.contains("opener's light flashing"), daemon.log)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     /// Without `mqtt-commands` the light and the lock are read-only sensors: no command topic is
     /// announced or subscribed, and a LOCK published anyway never reaches the opener.
     func testWithoutCommandsTheLightAndTheLockAreOnlySensors() throws {

@@ -55,32 +55,25 @@ extension Controller {
         return outcome
     }
 
-    /// Switches a door's light for a channel (HomeKit's Lightbulb), as `L=` does for a PIN.
+    /// Switches a door's light for a channel (HomeKit's Lightbulb, Home Assistant's light), as
+    /// `L=` does for a PIN (`switchLight`).
     public mutating func light(on: Bool, for index: Int = 0, from source: RequestSource, at now: Instant, wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
         report(doors[index].door.advance(to: now), wall: wall, into: &outcome)
         outcome.command = logName(on ? "light on" : "light off", index)
-        outcome.replies = [apply(doors[index].door.setLight(on: on, at: now), wall: wall, &outcome)]
+        outcome.replies = [switchLight(on, from: source, at: now, wall: wall, &outcome)]
         return outcome
     }
 
-    /// Locks (true) or unlocks the opener's remotes and keypads of door `index`; recorded with
-    /// who asked. ERR CMD for a door without an opener, ERR FAULT while its opener is silent.
+    /// Locks (true) or unlocks the opener's remotes and keypads of door `index` for a channel
+    /// (HomeKit's lock, Home Assistant's), judged as `Lremotes` is (`askRemotes`).
     public mutating func lockRemotes(_ locked: Bool, for index: Int = 0, from source: RequestSource, at now: Instant,
                                      wall: Int64 = 0) -> Outcome {
         var outcome = Outcome()
         outcome.doorIndex = index
         outcome.command = logName(locked ? "remotes lock" : "remotes unlock", index)
-        let reply = apply(doors[index].door.lockRemotes(locked, at: now), wall: wall, &outcome)
-        outcome.replies = [reply]
-        outcome.records += tagged([EventRecord(time: wall, kind: .remotes, source: source.description,
-                                               detail: Controller.remotesDetail(locked, reply))], index)
+        outcome.replies = [askRemotes(locked, from: source, slot: nil, at: now, wall: wall, &outcome)]
         return outcome
-    }
-
-    /// The `remotes` record's detail, the same whoever asked: what was asked and what came of it.
-    static func remotesDetail(_ locked: Bool, _ reply: Reply) -> String {
-        reply == .ok ? "OK: \(locked ? "locked" : "unlocked")" : "\(reply.text): \(locked ? "lock" : "unlock")"
     }
 }

@@ -34,7 +34,7 @@ extension Controller {
             }
             return [apply(doors[outcome.doorIndex].door.hold(minutes: minutes, at: now), wall: wall, &outcome)]
         case .light(let on):
-            return [apply(doors[outcome.doorIndex].door.setLight(on: on, at: now), wall: wall, &outcome)]
+            return [switchLight(on, from: source, at: now, wall: wall, &outcome)]
         case .closeAfter(let seconds):
             do { try doors[outcome.doorIndex].intervalStore?.save(seconds) } catch {
                 outcome.storeError = error.description
@@ -72,15 +72,8 @@ extension Controller {
             }
             return replies
         case .local(.remotes(let locked)):
-            // The door's own judgement, as `lockRemotes` makes it for a channel; the history
-            // record is the request's own (`requestRecords`), naming the PIN's slot and label.
-            let reply = apply(doors[outcome.doorIndex].door.lockRemotes(locked, at: now), wall: wall, &outcome)
-            if reply == .error(.command) {
-                outcome.refusal = "the door has no opener whose remotes garaged could lock (only a door with opener = secplus2:DEVICE in its config has one)"
-            } else if reply == .error(.fault) {
-                outcome.refusal = "the door's opener does not answer; check its wiring, then ask again"
-            }
-            return [reply]
+            // Judged and recorded as a channel's lock is, the record naming the PIN's slot.
+            return [askRemotes(locked, from: source, slot: outcome.slot, at: now, wall: wall, &outcome)]
         case .local(let local):
             return execute(local, at: now, &outcome)
         }

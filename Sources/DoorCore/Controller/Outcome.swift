@@ -82,15 +82,24 @@ extension Controller {
         /// True when the request was done (a front end answers it as accepted).
         public var accepted: Bool { !result.isError || nothingToShow }
 
-        /// True when the request changed the door or a setting: the log keeps these in full;
-        /// everything else may be summarised.
+        /// True when the request changed the door or a setting (a press, a warned press, a lock
+        /// of the opener's remotes asked): the log keeps these in full; everything else may be
+        /// summarised.
         public var changedSomething: Bool {
-            if door.contains(where: { if case .press = $0 { return true }; if case .pressWarned = $0 { return true }; return false }) {
+            if door.contains(where: {
+                switch $0 {
+                case .press, .pressWarned, .remotesLock: return true
+                default: return false
+                }
+            }) {
                 return true
             }
             switch decoded {
-            case .add, .edit, .delete, .hold, .light, .closeAfter, .local(.add), .local(.label), .local(.doors), .local(.unlock):
+            case .add, .edit, .delete, .hold, .closeAfter, .local(.add), .local(.label), .local(.doors), .local(.unlock):
                 return !result.isError
+            case .light:
+                // The light switched; the light asked for as it is can be repeated at will.
+                return !result.isError && door.contains { if case .light = $0 { return true } else { return false } }
             default:
                 return false
             }

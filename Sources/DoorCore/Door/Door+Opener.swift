@@ -56,6 +56,8 @@ extension Door {
             lightManual = light
         }
         remotesLocked = locked
+        // Confirmed; a STATUS sent before the ask reached the opener confirms nothing.
+        if remotesAsked?.locked == locked { remotesAsked = nil }
     }
 
     /// The opener's motion sensor saw motion: "motion" for `timing.motion` from now.
@@ -70,16 +72,32 @@ extension Door {
         self.openings = openings
     }
 
+    /// How long an ask of the opener's remotes counts as what they will be before its STATUS
+    /// says so: a repeat meanwhile asks nothing; past it, the ask is taken as lost, and a repeat
+    /// asks again. A real opener answers in well under a second.
+    public static let openerConfirmsWithin: Duration = .seconds(5)
+
     /// Locks (true) or unlocks the opener's remotes and keypads: a command to the opener, which
-    /// confirms it in its STATUS. ERR CMD for a door without an opener; nothing to do when the
-    /// opener already says so. It needs only an opener that answers, not `openerReady`: it moves
-    /// nothing, and the opener's STATUS confirms it.
-    public mutating func lockRemotes(_ locked: Bool, at now: Instant) -> Decision {
+    /// confirms it in its STATUS. ERR CMD for a door without an opener; OK with nothing asked
+    /// when the remotes are, or were just asked to be, so already (`remotesWillBe`); ERR RATE
+    /// for a change the caller may not make now (`mayChange`: its channel's allowance). It
+    /// needs only an opener that answers, not `openerReady`: it moves nothing, and the opener's
+    /// STATUS confirms it.
+    public mutating func lockRemotes(_ locked: Bool, at now: Instant, mayChange: Bool = true) -> Decision {
         let events = advance(to: now)
         guard sensing.opener != nil else { return Decision(reply: .error(.command), events: events) }
         guard openerAnswering else { return Decision(reply: .error(.fault), events: events) }
-        guard remotesLocked != locked else { return Decision(reply: .ok, events: events) }
+        guard remotesWillBe(at: now) != locked else { return Decision(reply: .ok, events: events) }
+        guard mayChange else { return Decision(reply: .error(.rate), events: events) }
+        remotesAsked = RemotesAsk(locked: locked, at: now)
         return Decision(reply: .ok, events: events + [.remotesLock(locked)])
+    }
+
+    /// What the remotes' lock is or is about to be at `now`: an ask the opener has not yet
+    /// confirmed, for `openerConfirmsWithin`; otherwise what it last said (nil before it did).
+    public func remotesWillBe(at now: Instant) -> Bool? {
+        if let ask = remotesAsked, now - ask.at < Door.openerConfirmsWithin { return ask.locked }
+        return remotesLocked
     }
 
     /// Whether the door has a light garaged can switch: a wired one, or its opener's.
@@ -144,6 +162,8 @@ extension Door {
             return []
         }
         openerHeard = false
+        // An ask it may not have heard is asked again once it answers.
+        remotesAsked = nil
         guard fault != .openerSilent else { return [] }
         fault = .openerSilent
         return [.fault(.openerSilent)]

@@ -118,14 +118,17 @@ extension Door {
 
     /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light;
     /// ERR FAULT while the opener whose light it is does not answer (nothing would switch it,
-    /// and the status would claim a light nobody switched). A light already so says it.
-    public mutating func setLight(on: Bool, at now: Instant) -> Decision {
+    /// and the status would claim a light nobody switched); ERR RATE for a change the caller may
+    /// not make now (`mayChange`: its channel's allowance, on a door whose warning is this
+    /// light). A light already so says it.
+    public mutating func setLight(on: Bool, at now: Instant, mayChange: Bool = true) -> Decision {
         var events = advance(to: now)
         guard hasLight else { return Decision(reply: .error(.command), events: events) }
         if let opener = sensing.opener, !openerAnswering {
             return Decision(reply: .error(.fault), events: events, because: "\(opener) does not answer, so garaged cannot switch its light; "
                                                                          + PressRefusal.openerChecks)
         }
+        guard lightOn == on || mayChange else { return Decision(reply: .error(.rate), events: events) }
         lightManual = on
         if !on { lightOffAt = nil }
         guard lightOn != on else { return Decision(reply: .ok, events: events, because: "the light is already \(on ? "on" : "off")") }

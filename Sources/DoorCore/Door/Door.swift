@@ -88,6 +88,12 @@ public struct Door: Sendable, Equatable {
         var due: Instant?
     }
 
+    /// A lock or unlock of the opener's remotes asked, not yet confirmed.
+    struct RemotesAsk: Equatable, Sendable {
+        var locked: Bool
+        var at: Instant
+    }
+
     public let timing: DoorTiming
     public let sensing: DoorSensing
     /// Which door this is (0 the first): every permit it issues names it, and a door's relay
@@ -122,6 +128,9 @@ public struct Door: Sendable, Equatable {
     public internal(set) var openerOff: String?
     /// Whether the opener's remotes and keypads are locked out, as it last said; nil until then.
     public internal(set) var remotesLocked: Bool?
+    /// The lock garaged last asked of the opener, and when, until its STATUS says so: a repeat
+    /// meanwhile changes nothing (`remotesWillBe`).
+    var remotesAsked: RemotesAsk?
     /// Its count of openings, as it last said; nil until then.
     public internal(set) var openings: Int?
     /// Until when its motion sensor reads motion; nil when it saw none.

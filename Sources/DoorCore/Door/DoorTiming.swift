@@ -10,6 +10,10 @@ public struct DoorTiming: Equatable, Sendable {
     /// How long the warning output (light or buzzer) runs before a close press; nil when no
     /// warning output is wired. It stays on during the closing travel too.
     public var warning: Duration?
+    /// True when the warning is the opener's own light flashing (a door with an opener and no
+    /// warn output wired): its light is then limited per channel as the warning is
+    /// (`RequestRates.lights`), so nobody flashes the warning at will.
+    public var warningFlashesLight = false
     /// After how long open the door is reported as left open (and again each time as long
     /// passes); nil: never.
     public var leftOpen: Duration?

@@ -45,7 +45,8 @@ public struct EventRecord: Equatable, Sendable {
     /// setup codes,
     /// lockouts, stale or refused requests, opens that pressed nothing, holds, the light) and
     /// what the door reports over and over (warnings and their cancelling, faults of a
-    /// chattering switch, a door moved by hand, "left open").
+    /// chattering switch, a door moved by hand, "left open"). A lock of the opener's remotes is
+    /// kept only when it changed the lock (a repeat of it is an attempt).
     public enum Importance: String, Sendable {
         case kept, attempt
     }
@@ -81,12 +82,16 @@ public struct EventRecord: Equatable, Sendable {
     public var importance: Importance {
         switch kind {
         case .start, .stop, .autoClose, .unlock, .pair, .unpair, .homekitReset: return .kept
-        case .remotes: return detail?.hasPrefix("OK") == true ? .kept : .attempt
+        case .remotes: return detail == EventRecord.remotesChanged(true) || detail == EventRecord.remotesChanged(false) ? .kept : .attempt
         case .open, .close, .halt: return detail?.hasPrefix("pressed") == true ? .kept : .attempt
         case .add, .edit, .delete, .label, .doors, .closeAfter: return detail?.hasPrefix("OK") == true ? .kept : .attempt
         case .wrongPIN, .wrongSetupCode, .lockout, .stale, .door, .light, .hold, .warning, .fault, .leftOpen: return .attempt
         }
     }
+
+    /// The detail of a `remotes` record whose request changed the lock: the only one kept, as
+    /// a repeat that changes nothing can be sent at will (`Controller.remotesDetail`).
+    public static func remotesChanged(_ locked: Bool) -> String { locked ? "OK: locked" : "OK: unlocked" }
 
     /// The record as the socket and `--json` carry it.
     public var json: JSONValue {

@@ -42,9 +42,10 @@ extension Controller.Outcome {
             case .local(.doors(let target, let doors)):
                 events.append(event(.doors, slot: target, label: labelsAfter[target],
                                     detail: result.isError ? result.text : "OK: " + (doors?.joined(separator: ",") ?? "every door")))
-            case .local(.remotes(let locked)):
+            case .local(.remotes(let locked)) where result == .error(.door):
+                // Refused before any door was asked; `Controller.askRemotes` records the rest.
                 events.append(event(.remotes, slot: slot, label: slot.flatMap { labelsAfter[$0] },
-                                    detail: Controller.remotesDetail(locked, result)))
+                                    detail: Controller.remotesDetail(locked, result, changed: false)))
             case .local(.unlock(let channel)):
                 events.append(event(.unlock, slot: slot, label: slot.flatMap { labelsAfter[$0] },
                                     detail: channel.map { "\($0.rawValue) channel" } ?? "every channel"))

@@ -34,7 +34,8 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
     /// The door has a fault that stops every press: both position switches report their end
     /// at once, or its opener does not answer (our extension). The local socket says which.
     case fault = "FAULT"
-    /// This channel asked for the warning or a hold too often; wait (our extension).
+    /// This channel asked for the warning, a hold, the opener's light or its remotes' lock too
+    /// often; wait (our extension).
     case rate = "RATE"
     /// No door has that number or name (our extension, with several doors).
     case door = "DOOR"
@@ -64,7 +65,7 @@ public enum ErrorCode: String, Error, Sendable, CaseIterable {
         case .bluetooth: return "pairing needs garaged to run with --ble-security paired and a working Bluetooth adapter (see garage-pins status)"
         case .phone: return "no paired phone has that label; see garage-pins phones"
         case .fault: return "the door has a fault that stops every press (its position switches contradict each other, or its opener does not answer); garage-pins status shows which"
-        case .rate: return "this channel started the warning or changed the hold too often; wait a minute"
+        case .rate: return "this channel asked for the warning, a hold, the opener's light or its remotes' lock too often; wait (a minute, up to 15 for the remotes' lock: garaged's log says how long)"
         case .door: return "garaged drives no door of that number or name; garage-pins status lists the doors your PIN may use"
         case .denied: return "this PIN may not use that door; the owner sets which doors it may with garage-pins edit SLOT --doors"
         case .obstructed: return "something breaks the photo-eye's beam across the doorway; garaged presses nothing that could close the door then; clear the doorway and try again"

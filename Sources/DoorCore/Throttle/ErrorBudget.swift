@@ -1,7 +1,7 @@
 /// A bucket of units that come back one every `refill`: how much garbage one connection may
 /// send before it is dropped (each malformed PDU spends one; a phone that reconnects and runs
 /// discovery all day never runs out, a peer pouring garbage does, fast), and how often a
-/// channel may start the warning or change a hold (`RequestRates`).
+/// channel may start the warning, change a hold, the light or the remotes' lock (`RequestRates`).
 public struct ErrorBudget: Sendable {
     public let capacity: Int
     public let refill: Duration
@@ -36,6 +36,14 @@ public struct ErrorBudget: Sendable {
         var copy = self
         copy.refillUntil(now)
         return copy.spent < copy.capacity
+    }
+
+    /// How long until `spend` would go ahead: zero when it would now.
+    public func untilNextUnit(at now: Instant) -> Duration {
+        var copy = self
+        copy.refillUntil(now)
+        guard copy.spent >= copy.capacity, let since = copy.since else { return .zero }
+        return max(.zero, since + refill - now)
     }
 
     /// Gives back one unit for each whole `refill` since the last one came back.

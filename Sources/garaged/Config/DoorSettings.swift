@@ -51,6 +51,7 @@ struct DoorSettings: Sendable {
                             leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
                             light: light == nil ? nil : .seconds(values.lightS))
         timing.motion = .seconds(values.motionS)
+        timing.warningFlashesLight = warn == nil && opener != nil
         self.timing = timing
     }
 

@@ -38,13 +38,14 @@ extension DoorLoop {
             case .light(let on):
                 let drive = doors[index].drive
                 if drive.switchesLight {
-                    if !drive.ask(.light(on)) { log.warning("light-failed", tag + [("why", "the opener could not be asked")]) }
+                    // Once per burst: a channel can ask faster than the opener's queue drains.
+                    if !drive.ask(.light(on)) { logOncePerBurst(.warning, "light-failed", key: "light-failed\(key)", tag + [("why", DoorLoop.unaskable)]) }
                 } else {
                     _ = outputs.set(.light, on, log: log, tag)
                 }
             case .remotesLock(let locked):
                 if !doors[index].drive.ask(.remotesLocked(locked)) {
-                    log.warning("remotes-failed", tag + [("why", "the opener could not be asked")])
+                    logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
                 }
             case .moved(let position, let bySomeoneElse):
                 let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
@@ -74,6 +75,9 @@ extension DoorLoop {
             carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
         }
     }
+
+    /// Why an ask of the opener's light or lock was not sent, and what to do.
+    static let unaskable = "the opener could not be asked (its queue of settings is full, or garaged is stopping); ask again once its status shows the last one"
 
     /// The warning as the opener's light flashing; false when the opener could not be asked.
     /// On, it is said once the first flash is written; off, at once.
