@@ -126,7 +126,20 @@ int clinux_forbid_core_dumps(void) {
     return err;
 }
 
-int clinux_serial_open(const char *path) {
+static speed_t clinux_speed(int baud) {
+    switch (baud) {
+    case 1200: return B1200;
+    case 2400: return B2400;
+    case 4800: return B4800;
+    case 9600: return B9600;
+    case 19200: return B19200;
+    default: return B0;
+    }
+}
+
+int clinux_serial_open(const char *path, int baud, int even_parity) {
+    speed_t speed = clinux_speed(baud);
+    if (speed == B0) return -EINVAL;
     int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -errno;
     struct termios t;
@@ -138,10 +151,15 @@ int clinux_serial_open(const char *path) {
     cfmakeraw(&t);
     t.c_cflag &= ~(CSTOPB | PARENB | CRTSCTS | CSIZE);
     t.c_cflag |= CS8 | CLOCAL | CREAD;
-    t.c_iflag &= ~(IXON | IXOFF | IXANY | INPCK | IGNBRK | BRKINT | PARMRK);
+    t.c_iflag &= ~(IXON | IXOFF | IXANY | INPCK | IGNBRK | BRKINT | PARMRK | IGNPAR);
+    if (even_parity) {
+        // Even parity, checked: a byte with a parity error is dropped by the kernel.
+        t.c_cflag |= PARENB;
+        t.c_iflag |= INPCK | IGNPAR;
+    }
     t.c_cc[VMIN] = 1;  // with O_NONBLOCK: EAGAIN when empty, 0 only at a hang-up
     t.c_cc[VTIME] = 0;
-    if (cfsetispeed(&t, B9600) != 0 || cfsetospeed(&t, B9600) != 0 || tcsetattr(fd, TCSANOW, &t) != 0) {
+    if (cfsetispeed(&t, speed) != 0 || cfsetospeed(&t, speed) != 0 || tcsetattr(fd, TCSANOW, &t) != 0) {
         int e = errno;
         close(fd);
         return -e;

@@ -70,7 +70,7 @@ void clinux_signal_name(int sig, char *out, size_t length);
 /// Opens a serial device (or a pty) for Security+ 2.0: read-write, non-blocking, close-on-exec,
 /// no controlling tty, exclusive (TIOCEXCL), raw 9600 8N1 without flow control or inversion.
 /// Returns the descriptor, or -errno (the step that failed is the caller's message).
-int clinux_serial_open(const char *path);
+int clinux_serial_open(const char *path, int baud, int even_parity);
 
 /// Holds a break on the line for `ns` nanoseconds (TIOCSBRK, sleep, TIOCCBRK): tcsendbreak's
 /// quarter second or more is far longer than the 1.3 ms start signal Security+ 2.0 needs.

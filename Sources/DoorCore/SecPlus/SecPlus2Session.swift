@@ -3,7 +3,7 @@
 /// log are told out. It keeps what the opener said, what was sent and when, so the loop counts
 /// an output as done only when `wrote` confirms it was written, never when it was asked for.
 /// The serial drive only opens the device, reads, sends a break and writes what `due` gives it.
-public struct SecPlus2Session {
+public struct SecPlus2Session: OpenerSession {
     /// The wire's times; the tests may shorten them.
     public struct Timing: Sendable {
         /// Send only after the line has been quiet this long (a wall panel's collision avoidance).
@@ -37,30 +37,6 @@ public struct SecPlus2Session {
         public init() {}
     }
 
-    /// What the session tells the loop, in order.
-    public enum Event: Equatable, Sendable {
-        /// The opener's STATUS: where the door is, its photo-eyes, its light (while the light
-        /// flashes as the warning, the light it will be left at) and the lock of its remotes.
-        case status(OpenerDoorState, obstructed: Bool, light: Bool, locked: Bool)
-        /// The opener answers again, or went silent (or cannot be spoken to: `why` says).
-        case answering(Bool)
-        case openings(Int)
-        case motion
-        /// The permit's press is over: its release was written (or could not be); the door may
-        /// decide its next press.
-        case pressOver(PressPermit)
-        /// The permit's press never reached the wire (the line stayed busy past its deadline, the
-        /// device failed): nothing moved because of it.
-        case pressNotSent(PressPermit, why: String)
-        /// The warning's first flash was written at this instant: the warning counts from here.
-        case warningShown(at: Instant)
-        /// The warning's first flash could not be written in time: nobody was warned.
-        case warningFailed(why: String)
-        /// The opener is off until garaged restarts (its kept codes are damaged), and why.
-        case off(why: String)
-        /// A line for the log.
-        case note(SecPlus2Note)
-    }
 
     /// What a write carries, so `wrote` knows what it confirmed.
     private enum Purpose: Equatable {
@@ -96,6 +72,10 @@ public struct SecPlus2Session {
 
     public let device: String
     public let timing: Timing
+    /// 9600 baud, 8N1, each packet after a break.
+    public var line: OpenerLine { Self.line }
+    /// The same, for whoever opens the wire without a session (`doctor`).
+    public static let line = OpenerLine(baud: 9600, evenParity: false, breakBefore: .microseconds(1300))
     private let codes: any SecPlus2CodeSource
     private let started: Instant
     private var receiver = SecPlus2Receiver()
@@ -202,18 +182,18 @@ public struct SecPlus2Session {
     }
 
     /// Bytes read from the wire at `now`.
-    public mutating func received(_ bytes: [UInt8], at now: Instant) -> [Event] {
+    public mutating func received(_ bytes: [UInt8], at now: Instant) -> [OpenerEvent] {
         guard !bytes.isEmpty else { return [] }
         markBusy(until: now)
-        var events: [Event] = []
+        var events: [OpenerEvent] = []
         for item in receiver.feed(bytes, at: now) { handle(item, at: now, &events) }
         return events
     }
 
     /// What is due at `now`: the events time brought, and the one packet to write now (a break,
     /// then its bytes), if any. The caller writes it and calls `wrote` before anything else.
-    public mutating func due(at now: Instant) -> (events: [Event], write: [UInt8]?) {
-        var events: [Event] = []
+    public mutating func due(at now: Instant) -> (events: [OpenerEvent], write: [UInt8]?) {
+        var events: [OpenerEvent] = []
         for item in receiver.expire(at: now) { handle(item, at: now, &events) }
         summarise(at: now, &events)
         keepCodesAhead(at: now, &events)
@@ -261,11 +241,11 @@ public struct SecPlus2Session {
 
     /// The packet `due` gave was written at `now` (`ok`), `unsent` of its bytes still to leave
     /// the device, or could not be (`error` says why).
-    public mutating func wrote(ok: Bool, unsent: Int = 0, error: String? = nil, at now: Instant) -> [Event] {
+    public mutating func wrote(ok: Bool, unsent: Int = 0, error: String? = nil, at now: Instant) -> [OpenerEvent] {
         guard let written = writing else { return [] }
         writing = nil
         let purpose = written.purpose
-        var events: [Event] = []
+        var events: [OpenerEvent] = []
         if ok {
             markBusy(until: now + timing.byteTime * min(unsent, SecPlus2Packet.length))
             sent.removeAll { now - $0.at > timing.echoWithin }
@@ -316,17 +296,17 @@ public struct SecPlus2Session {
 
     /// The device failed (unplugged, an I/O error): the opener cannot be spoken to until
     /// `deviceBack`; a press waiting is not sent, and the door takes none meanwhile.
-    public mutating func deviceGone(_ why: String, at now: Instant) -> [Event] {
+    public mutating func deviceGone(_ why: String, at now: Instant) -> [OpenerEvent] {
         guard cannotSpeak == nil else { return [] }
         cannotSpeak = "the opener's device \(device) is gone (\(why))"
-        var events: [Event] = [.note(.init(.error, "opener-device-gone", [
+        var events: [OpenerEvent] = [.note(.init(.error, "opener-device-gone", [
             ("device", device), ("error", why), ("effect", "the door takes no press; garaged reopens the device when it is back")]))]
         events += stopSpeaking(why: cannotSpeak!)
         return events
     }
 
     /// The device is open again: ask the opener at once.
-    public mutating func deviceBack(at now: Instant) -> [Event] {
+    public mutating func deviceBack(at now: Instant) -> [OpenerEvent] {
         guard cannotSpeak != nil else { return [] }
         cannotSpeak = nil
         receiver = SecPlus2Receiver()
@@ -431,7 +411,7 @@ public struct SecPlus2Session {
 
     /// Keeps codes reserved ahead of every press; when none can be reserved, garaged stops
     /// speaking (the door takes no press it could not send) and tries again at each ask.
-    private mutating func keepCodesAhead(at now: Instant, _ events: inout [Event]) {
+    private mutating func keepCodesAhead(at now: Instant, _ events: inout [OpenerEvent]) {
         let reserveFailed = cannotSpeak?.hasPrefix("no rolling code") ?? false
         guard codes.reservedAhead < timing.codesAhead || reserveFailed else { return }
         if reserveFailed && now < nextAsk { return }
@@ -458,8 +438,8 @@ public struct SecPlus2Session {
 
     /// Nothing more goes out: a press waiting is not sent, the flashing warning fails, and the
     /// door is told the opener cannot be reached.
-    private mutating func stopSpeaking(why: String) -> [Event] {
-        var events: [Event] = []
+    private mutating func stopSpeaking(why: String) -> [OpenerEvent] {
+        var events: [OpenerEvent] = []
         queue.removeAll()
         writing = nil
         if let p = pressing {
@@ -479,7 +459,7 @@ public struct SecPlus2Session {
         return events
     }
 
-    private mutating func handle(_ item: SecPlus2Receiver.Item, at now: Instant, _ events: inout [Event]) {
+    private mutating func handle(_ item: SecPlus2Receiver.Item, at now: Instant, _ events: inout [OpenerEvent]) {
         switch item {
         case .packet(let packet, _):
             let from = SecPlus2ClientID(of: packet)
@@ -499,7 +479,7 @@ public struct SecPlus2Session {
     /// A packet with garaged's own client id: our echo if it carries a code we just wrote;
     /// otherwise another device uses our id, or someone forged it. The opener would then refuse
     /// our codes below its, so ours move past it (or, past what 2^28 allows, a new id is taken).
-    private mutating func ownID(_ packet: SecPlus2Packet, at now: Instant, _ events: inout [Event]) {
+    private mutating func ownID(_ packet: SecPlus2Packet, at now: Instant, _ events: inout [OpenerEvent]) {
         sent.removeAll { now - $0.at > timing.echoWithin }
         if sent.contains(where: { $0.rolling == packet.rolling }) { return }
         let fields: [(String, String)] = [("device", device), ("rolling", String(packet.rolling)),
@@ -531,7 +511,7 @@ public struct SecPlus2Session {
 
     /// A packet from another client id: the opener's news when it is the opener's, learned
     /// from its answer to GET_STATUS; anything else on the wire (a wall panel) says nothing of it.
-    private mutating func heard(_ packet: SecPlus2Packet, from: SecPlus2ClientID, at now: Instant, _ events: inout [Event]) {
+    private mutating func heard(_ packet: SecPlus2Packet, from: SecPlus2ClientID, at now: Instant, _ events: inout [OpenerEvent]) {
         let message = SecPlus2Message(SecPlus2Fields(packet))
         if from != openerID {
             // Learned from a STATUS that answers our GET_STATUS: at the start, or while the
@@ -576,7 +556,7 @@ public struct SecPlus2Session {
 
     /// Garbage on the wire (anyone on it can make it): the first of a minute is said whole, the
     /// rest counted and said in one line when the minute is over.
-    private mutating func garbage(_ event: String, _ fields: [(String, String)], at now: Instant, _ events: inout [Event]) {
+    private mutating func garbage(_ event: String, _ fields: [(String, String)], at now: Instant, _ events: inout [OpenerEvent]) {
         if let since = garbageSince, now - since < Self.summaryEvery {
             garbageCount += 1
             return
@@ -587,7 +567,7 @@ public struct SecPlus2Session {
     }
 
     /// Says how many bad or forged packets followed the first of the minute, once it is over.
-    private mutating func summarise(at now: Instant, _ events: inout [Event]) {
+    private mutating func summarise(at now: Instant, _ events: inout [OpenerEvent]) {
         if let since = garbageSince, now - since >= Self.summaryEvery {
             if garbageCount > 0 {
                 events.append(.note(.init(.warning, "opener-garbage-repeats", [("more", String(garbageCount)), ("over_s", String((now - since).secondsRoundedUp))])))
@@ -605,32 +585,6 @@ public struct SecPlus2Session {
     }
 }
 
-/// What an opener's session tells the loop about its door.
-public typealias OpenerEvent = SecPlus2Session.Event
-
-/// A log line the session asks for: its level, its event and its fields, in order.
-public struct SecPlus2Note: Equatable, Sendable {
-    public enum Level: Sendable { case info, warning, error }
-    public let level: Level
-    public let event: String
-    public let fields: [Field]
-
-    /// One `key=value` of the line.
-    public struct Field: Equatable, Sendable {
-        public let key: String
-        public let value: String
-    }
-
-    public init(_ level: Level, _ event: String, _ fields: [(String, String)]) {
-        self.level = level
-        self.event = event
-        self.fields = fields.map { Field(key: $0.0, value: $0.1) }
-    }
-
-    /// The fields as the logger takes them.
-    public var pairs: [(String, String)] { fields.map { ($0.key, $0.value) } }
-}
-
 /// Where a session's rolling codes come from: kept on disk so none is sent twice across
 /// restarts (`SecPlus2Codes` in DoorSystem). Every call may save, and throws when it cannot.
 public protocol SecPlus2CodeSource: AnyObject {
@@ -646,13 +600,4 @@ public protocol SecPlus2CodeSource: AnyObject {
     /// Moves past `rolling` (someone else's packet with our id carried it); true when that left
     /// no room below 2^28 and a new client id was taken instead.
     func skip(past rolling: UInt32) throws(StoreError) -> Bool
-}
-
-/// A setting of the opener's own that garaged can change on its wire.
-public enum OpenerSetting: Equatable, Sendable {
-    case light(Bool)
-    case remotesLocked(Bool)
-    /// The warning on the opener's own light: flashing (at least once a second) until it is
-    /// turned off, when the light is left as last asked.
-    case flashing(Bool)
 }

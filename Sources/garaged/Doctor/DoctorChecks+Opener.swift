@@ -98,7 +98,7 @@ extension DoctorChecks {
         let client = SecPlus2ClientID(UInt32.random(in: 0...UInt32.max, using: &random) & ~0xFFF | 0xD0C)
         guard let packet = try? SecPlus2Fields(command: .getStatus, client: client).packet(rolling: UInt32.random(in: 1...0xFFFF, using: &random)) else { return nil }
         let clock = SystemMonotonicClock()
-        _ = port.sendBreak(SecPlus2Drive.breakLength)
+        _ = port.sendBreak(SecPlus2Session.line.breakBefore ?? .zero)
         guard port.writeAll(packet.encoded) else { return nil }
         var receiver = SecPlus2Receiver()
         let deadline = clock.now() + .seconds(2)

@@ -34,7 +34,7 @@ final class OpenerOffDrive: DoorDrive, @unchecked Sendable {
     func serve() -> [OpenerEvent] {
         guard !told else { return [] }
         told = true
-        return [.note(SecPlus2Note(.error, "opener-off", [("error", why),
+        return [.note(OpenerNote(.error, "opener-off", [("error", why),
                                                          ("effect", "this door takes no press until garaged restarts with the file mended; every other door and channel serves")])),
                 .off(why: why)]
     }

@@ -4,16 +4,17 @@ import DoorCore
 import Glibc
 #endif
 
-/// A serial device (or a pty) opened for Security+ 2.0: raw 9600 8N1, exclusive, non-blocking.
-/// Owned by one thread, the opener's, once the start has handed it over.
+/// A serial device (or a pty) opened for an opener's wire: raw, 8 data bits, one stop bit, the
+/// line's speed and parity (Security+ 2.0: 9600, none), exclusive, non-blocking. Owned by the
+/// loop's thread once the start has handed it over (or by `doctor`).
 final class SerialPort: @unchecked Sendable, CustomStringConvertible {
     let path: String
     private(set) var fd: Int32
 
     /// Opens and sets up the device; the error names it and says what to check.
-    init(path: String) throws(RelayError) {
+    init(path: String, line: OpenerLine = OpenerLine(baud: 9600, evenParity: false, breakBefore: nil)) throws(RelayError) {
         self.path = path
-        let rc = clinux_serial_open(path)
+        let rc = clinux_serial_open(path, Int32(line.baud), line.evenParity ? 1 : 0)
         guard rc >= 0 else {
             let why = String(cString: strerror(-rc))
             let hint = -rc == EBUSY ? "another program holds it (a getty on the serial console? ModemManager?)"

@@ -4,15 +4,14 @@ import DoorSystem
 import Glibc
 #endif
 
-/// Moves a door by speaking Security+ 2.0 to its opener on the wall-button wire. It only carries
-/// bytes: it opens the serial device (and opens it again when it comes back), reads what is
-/// waiting, and sends a break then the packet its `SecPlus2Session` says is due, telling the
-/// session what it wrote and when. The conversation (asks, echoes, silence, the press's release,
-/// the warning's flashes) is the session's, in DoorCore; the loop's thread runs both, polling
-/// the device among its descriptors, so what the door is told comes from what was written.
-final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
-    /// The start signal before each packet.
-    static let breakLength: Duration = .microseconds(1300)
+/// Moves a door by speaking to its opener on the wall-button wire (Security+ 2.0). It only
+/// carries bytes: it opens the serial device as the session's line wants (and opens it again
+/// when it comes back), reads what is waiting, and writes what its `OpenerSession` says is due,
+/// after a break where the wire wants one, telling the session what it wrote and when. The
+/// conversation (asks, echoes, silence, the press's release, the warning's flashes) is the
+/// session's, in DoorCore; the loop's thread runs both, polling the device among its
+/// descriptors, so what the door is told comes from what was written.
+final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
     /// How often a device that went away is tried again.
     static let reopenEvery: Duration = .seconds(1)
     /// The longest wait for a press's release when garaged stops.
@@ -20,7 +19,7 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
 
     let door: Int
     private var port: SerialPort
-    private var session: SecPlus2Session
+    private var session: any OpenerSession
     private let clock: any MonotonicClock
     private let log: Logger
     private let doorField: [(String, String)]
@@ -30,13 +29,13 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     private var breakFailed = false
     let name: String
 
-    init(port: SerialPort, codes: SecPlus2Codes, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil,
-         timing: SecPlus2Session.Timing = SecPlus2Session.Timing()) {
+    /// A drive for `session`'s wire on `port` (opened with the session's line).
+    init(port: SerialPort, session: any OpenerSession, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil) {
         self.door = door
         self.port = port
         self.clock = clock
         self.log = log
-        session = SecPlus2Session(device: port.path, codes: codes, timing: timing, at: clock.now())
+        self.session = session
         doorField = name.map { [("door", $0)] } ?? []
         self.name = "opener" + (door == 0 ? "" : "-\(door + 1)")
     }
@@ -46,7 +45,7 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
 
     /// Lets a press under way send its release, then closes the device.
     func stop() -> Bool {
-        let end = clock.now() + SecPlus2Drive.stopWithin
+        let end = clock.now() + SerialOpenerDrive.stopWithin
         while session.releasePending && clock.now() < end {
             _ = serve()
             let wait = max(.zero, min(end, session.nextWake ?? end) - clock.now())
@@ -103,7 +102,7 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
             let step = session.due(at: clock.now())
             events += step.events
             guard let packet = step.write else { break }
-            let rc = port.sendBreak(SecPlus2Drive.breakLength)
+            let rc = session.line.breakBefore.map { port.sendBreak($0) } ?? 0
             if rc != 0 && !breakFailed {
                 breakFailed = true
                 log.warning("opener-break-failed", doorField + [("device", port.path), ("error", String(cString: strerror(rc)))])
@@ -119,17 +118,17 @@ final class SecPlus2Drive: DoorDrive, @unchecked Sendable {
     /// The device failed: closed, the session told, tried again every second.
     private func lost(_ why: String, _ events: inout [OpenerEvent]) {
         port.close()
-        reopenAt = clock.now() + SecPlus2Drive.reopenEvery
+        reopenAt = clock.now() + SerialOpenerDrive.reopenEvery
         events += session.deviceGone(why, at: clock.now())
     }
 
     private func reopen(_ events: inout [OpenerEvent]) {
         do {
-            port = try SerialPort(path: port.path)
+            port = try SerialPort(path: port.path, line: session.line)
             reopenAt = nil
             events += session.deviceBack(at: clock.now())
         } catch {
-            reopenAt = clock.now() + SecPlus2Drive.reopenEvery
+            reopenAt = clock.now() + SerialOpenerDrive.reopenEvery
         }
     }
 }
