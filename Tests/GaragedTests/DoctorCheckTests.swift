@@ -150,4 +150,26 @@ final class DoctorCheckTests: XCTestCase {
         XCTAssertTrue(lines.contains("warn  opener: /dev/serial0 leads to ttyS0, but /boot/firmware/config.txt as it is now makes it ttyAMA0: it changed since the Pi started; sudo reboot"), report.text)
         XCTAssertTrue(lines.contains { $0.hasPrefix("FAIL  opener: \(device): No such file or directory; enable the UART: on a Raspberry Pi 3 Model B Plus Rev 1.3 use opener = secplus2:/dev/serial0") }, report.text)
     }
+
+    /// Issue 39: bluetoothd holding the adapter with ble on is a FAIL (it was a warning) that
+    /// says how to stop it; with no such process nothing is said of it.
+    func testBluetoothdRunningWithBLEOnFails() throws {
+        let dir = try TempFolder()
+        let base = ["--pins", dir.file("pins"), "--socket", dir.file("s.sock"), "--relay", "sim:\(dir.file("relay.trace"))"]
+        let busy = try machine(in: dir, model: nil, proc: [17: "sleep", 4242: "bluetoothd"])
+        var report = DoctorReport()
+        DoctorChecks(settings: try GaragedTests.settings(base), root: busy).bluetooth(into: &report)
+        let about = report.findings.filter { $0.text.contains("bluetoothd") }
+        XCTAssertEqual(about.map(\.level), [.fail], report.text)
+        XCTAssertEqual(about.first?.text, "bluetoothd is running (pid 4242): \(BluetoothPeripheral.bluetoothdProblem); sudo systemctl disable --now bluetooth; sudo btmgmt le on; sudo btmgmt power on; then restart garaged")
+
+        var paired = DoctorReport()
+        DoctorChecks(settings: try GaragedTests.settings(base + ["--ble-security", "paired"]), root: busy).bluetooth(into: &paired)
+        XCTAssertTrue(paired.text.contains("FAIL  bluetooth: bluetoothd is running (pid 4242): --ble-security paired does not serve beside it"), paired.text)
+
+        let quiet = try machine(in: try TempFolder(), model: nil, proc: [17: "sleep"])
+        var none = DoctorReport()
+        DoctorChecks(settings: try GaragedTests.settings(base), root: quiet).bluetooth(into: &none)
+        XCTAssertFalse(none.text.contains("bluetoothd"), none.text)
+    }
 }
