@@ -38,13 +38,13 @@ struct SettingsReference: ParsableCommand {
         and `garaged doctor` read `/etc/garaged.conf` when it exists, and say which file they
         read (the start's `config` log line, doctor's `settings` line), so `sudo garaged doctor`
         checks what the service runs with; the environment variable `GARAGED_CONFIG` names
-        another file to read instead, and `GARAGED_CONFIG=` (empty) reads none. A value may be double-quoted
-        to hold a `#` (`ble-name = "Door #2"`). Anything that could silently change a setting
-        stops garaged with a message naming the line and the key: an unknown or repeated key, an
-        out-of-range or empty value (an empty `socket` would be an abstract socket any local
-        user can reach), a `#` in an unquoted value (a trailing comment), text that is not
-        UTF-8, a `--config` that is not a regular file. An empty flag (`--socket ""`) is refused
-        the same way.
+        another file to read instead, and `GARAGED_CONFIG=` (empty) reads none. A value may be
+        double-quoted to hold a `#` (`ble-name = "Door #2"`). Anything that could silently
+        change a setting stops garaged with a message naming the line and the key: an unknown or
+        repeated key, an out-of-range or empty value (an empty `socket` would be an abstract
+        socket any local user can reach), a `#` in an unquoted value (a trailing comment), text
+        that is not UTF-8, a `--config` that is not a regular file. An empty flag
+        (`--socket ""`) is refused the same way.
 
         ## One door or several
 
