@@ -27,7 +27,7 @@ extension DoctorChecks {
             return
         }
         guard st.st_mode & S_IFMT == S_IFCHR else {
-            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device, e.g. secplus2:/dev/serial0 or /dev/ttyAMA0")
+            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device: secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5 (docs/openers.md)")
             return
         }
         let names = deviceNames(device)
