@@ -39,6 +39,8 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# Without --config garaged reads /etc/garaged.conf when it exists: not the installed package's file here.
+export GARAGED_CONFIG=
 
 args="$*"
 quick=0

@@ -3,6 +3,8 @@
 # everything under ./.demo, and says how to open the door from a second shell. Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Without --config garaged reads /etc/garaged.conf when it exists: not the installed package's file here.
+export GARAGED_CONFIG=
 
 scripts/deps.sh --swift
 swift build

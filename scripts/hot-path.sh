@@ -17,6 +17,8 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# Without --config garaged reads /etc/garaged.conf when it exists: not the installed package's file here.
+export GARAGED_CONFIG=
 out=packaging/hot-path.order
 say() { echo "hot-path: $*" >&2; }
 

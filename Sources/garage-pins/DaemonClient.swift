@@ -94,16 +94,27 @@ struct DaemonClient {
     private func connectFailure(_ e: Int32) -> CLIError {
         switch e {
         case EACCES, EPERM:
-            var st = stat()
-            let group = stat(socketPath, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
-            let join = group.map { "only root and members of the group '\($0)' may use it: `sudo usermod -aG \($0) $USER`, then log in again (or use sudo)" }
-                ?? "ask the owner of the Pi for access, or use sudo"
-            return .unreachable("cannot reach garaged at \(socketPath): permission denied; \(join).")
+            return .unreachable("cannot reach garaged at \(socketPath): permission denied; \(DaemonClient.access(to: socketPath)).")
         case EPROTOTYPE:
             return .unreachable("\(socketPath) is not a garaged socket this garage-pins can talk to (wrong socket type); are garaged and garage-pins the same version?")
         default:
             return unreachable(String(cString: strerror(e)))
         }
+    }
+
+    /// Who may use the socket and how to become one of them. The socket's group is the one
+    /// garaged gave it; when it is its owner's own group (root's, for the service), garaged had
+    /// no group to give it, and joining root's group would be wrong: make the group and restart.
+    static func access(to socketPath: String) -> String {
+        var st = stat()
+        guard stat(socketPath, &st) == 0, let entry = getgrgid(st.st_gid) else { return "ask the owner of the Pi for access, or use sudo" }
+        let group = String(cString: entry.pointee.gr_name)
+        if let owner = getpwuid(st.st_uid), owner.pointee.pw_gid == st.st_gid {
+            let exists = getgrnam(LocalSocketGroup.defaultName) != nil
+            return "the socket belongs to \(String(cString: owner.pointee.pw_name))'s own group '\(group)' because garaged found no group '\(LocalSocketGroup.defaultName)' when it started: "
+                + LocalSocketGroup.missingAdvice(user: "$USER", exists: exists) + " (or use sudo)"
+        }
+        return "only root and members of the group '\(group)' may use it: `sudo usermod -aG \(group) $USER`, then log in again (or use sudo)"
     }
 
     private func unreachable(_ why: String) -> CLIError {

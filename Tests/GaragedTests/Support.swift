@@ -76,9 +76,11 @@ final class RecordingDrive: DoorDrive {
 let testLog = Logger()
 
 /// The settings garaged would run with for these arguments (`garaged ARGS`), through the same
-/// command-line parser and catalog.
+/// command-line parser and catalog; the machine's /etc/garaged.conf plays no part (only a
+/// `--config` the test gives).
 func settings(_ arguments: [String]) throws -> Settings {
-    try SettingsOptions.parse(arguments).settings()
+    let options = try SettingsOptions.parse(arguments)
+    return try options.settings(from: ConfigChoice(given: options.config, environment: ""))
 }
 
 /// What a settings refusal says; fails the test when the settings were accepted.

@@ -121,4 +121,29 @@ final class DoctorTests: GaragedTestCase {
             "warn  homekit: avahi-daemon is not running: iPhones will not find the accessory (HomeKit still serves on port 51826, to a controller given the address); sudo apt install avahi-daemon, then sudo systemctl enable --now avahi-daemon",
         ], child.stdout)
     }
+
+    /// Issue 39: `sudo garaged doctor`, as the postinst says it, reads the default file when no
+    /// --config is given (GARAGED_CONFIG here stands for /etc/garaged.conf) and says so; it
+    /// checks the file's relay, not the built-in simulated one. The daemon reads it too and says
+    /// so at start. Without the file, both say they run on the built-in defaults.
+    func testWithoutConfigTheDefaultFileIsReadAndSaid() throws {
+        try initTable()
+        let conf = dir + "/garaged.conf", fileTrace = dir + "/from-file.trace", events = dir + "/from-file.events"
+        try write(Array("pins = \(pinsPath)\nsocket = \(socketPath)\nrelay = sim:\(fileTrace)\nble = false\nevents = \(events)\n".utf8), to: conf)
+        let child = try spawn(try Binaries.path(of: "garaged"), ["doctor"], environment: ["GARAGED_CONFIG": conf], name: "doctor-default")
+        XCTAssertEqual(child.waitForExit(timeout: .seconds(15)), .exited(0), child.stdout)
+        XCTAssertEqual(lines(child.stdout, "ok", "settings"), ["ok    settings: \(conf) (no --config given: the default file) and the flags: every key known, every value valid"], child.stdout)
+        XCTAssertTrue(lines(child.stdout, "ok", "relay").contains { $0.contains(fileTrace) }, "the file's relay is checked: \(child.stdout)")
+
+        let missing = try spawn(try Binaries.path(of: "garaged"), ["doctor", "--pins", pinsPath, "--socket", socketPath, "--no-ble"],
+                                environment: ["GARAGED_CONFIG": dir + "/no-such.conf"], name: "doctor-none")
+        XCTAssertEqual(missing.waitForExit(timeout: .seconds(15)), .exited(0), missing.stdout)
+        XCTAssertEqual(lines(missing.stdout, "ok", "settings"), ["ok    settings: the built-in defaults and the flags (no --config given, and no \(dir)/no-such.conf): every key known, every value valid"], missing.stdout)
+
+        let daemon = try spawn(try Binaries.path(of: "garaged"), [], environment: ["GARAGED_CONFIG": conf], name: "garaged-default")
+        defer { kill(daemon.pid, SIGTERM); _ = daemon.waitForExit(timeout: .seconds(5)) }
+        waitUntil("the start line", timeout: .seconds(10)) { daemon.stderr.contains(" start ") }
+        XCTAssertTrue(daemon.stderr.contains("config file=\(conf) how=\"the default file: no --config given\""), daemon.stderr)
+        XCTAssertTrue(daemon.stderr.contains("events=\(events)"), "the file's settings are in force: \(daemon.stderr)")
+    }
 }

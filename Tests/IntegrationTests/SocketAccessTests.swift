@@ -44,6 +44,23 @@ final class SocketAccessTests: GaragedTestCase {
         XCTAssertFalse(outsider.stderr.contains("Is it running"), "a permission is not a stopped daemon: \(outsider.stderr)")
     }
 
+    /// Issue 39: without a group `garage`, garaged leaves the socket to root's own group, and
+    /// garage-pins used to tell the user to join root's group. It now says what doctor says:
+    /// make the group, restart garaged, join it.
+    func testWithoutTheGarageGroupTheAdviceIsToMakeItNotToJoinRoot() throws {
+        try XCTSkipUnless(getuid() == 0, "needs root to run garage-pins as uid 65534")
+        try XCTSkipIf(getgrnam("garage") != nil, "this machine has a group garage, which the socket would get")
+        XCTAssertEqual(chmod(dir, 0o755), 0)
+        try initTable()
+        let daemon = try startDaemon()
+        let outsider = try nobody(["status", "--socket", daemon.socketPath], groups: [])
+        XCTAssertEqual(outsider.termination, .exited(3))
+        XCTAssertFalse(outsider.stderr.contains("usermod -aG root"), outsider.stderr)
+        XCTAssertTrue(outsider.stderr.contains("permission denied; the socket belongs to root's own group 'root' because garaged found no group 'garage' when it started: sudo groupadd --system garage, then sudo systemctl restart garaged (it gives the socket to the group garage when it starts), then sudo usermod -aG garage $USER and log in again (or use sudo)"), outsider.stderr)
+        let doctor = try doctor([])
+        XCTAssertTrue(doctor.stdout.contains("warn  socket: no group garage: only root and garaged's own user can use garage-pins; sudo groupadd --system garage, then sudo systemctl restart garaged (it gives the socket to the group garage when it starts), then sudo usermod -aG garage USER and log in again\n"), doctor.stdout)
+    }
+
     func testAnUnknownGroupStopsTheStartNamingIt() throws {
         try initTable()
         let daemon = try launchDaemon(["--socket-group", "no-such-group-here"])

@@ -20,6 +20,9 @@ cd "$ST_WORK"
 
 GARAGED=$ST_BIN_DIR/garaged
 GARAGE_PINS=$ST_BIN_DIR/garage-pins
+# Without --config garaged reads /etc/garaged.conf when it exists, and the VM sees the host's /etc:
+# a scenario's daemon and doctor read only the files it names.
+export GARAGED_CONFIG=
 MASTER_PIN=12345
 TRACE=/sys/kernel/tracing
 ST_PIDS=()

@@ -23,3 +23,19 @@ public enum LocalSocketAddress {
         return addr
     }
 }
+
+/// The group whose members may use the local socket, and what to do when garaged had none to
+/// give it: one text for `garaged doctor` and `garage-pins`, so that they never advise
+/// differently (and never joining root's group, which is what the socket has then).
+public enum LocalSocketGroup {
+    /// The package's group; garaged gives the socket to it when it exists at start.
+    public static let defaultName = "garage"
+
+    /// The commands that let `user` use the socket when garaged gave it no group: make the
+    /// group (unless `exists`), restart garaged (it gives the socket to the group only when it
+    /// starts), then join the group.
+    public static func missingAdvice(user: String, exists: Bool) -> String {
+        (exists ? "" : "sudo groupadd --system \(defaultName), then ")
+            + "sudo systemctl restart garaged (it gives the socket to the group \(defaultName) when it starts), then sudo usermod -aG \(defaultName) \(user) and log in again"
+    }
+}

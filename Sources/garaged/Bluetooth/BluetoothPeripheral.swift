@@ -214,13 +214,14 @@ final class BluetoothPeripheral: Service, @unchecked Sendable {
         cField(adapter.name)
     }
 
-    /// The pid of a running bluetoothd, from /proc.
-    static func bluetoothdPID() -> Int32? {
-        guard let dir = opendir("/proc") else { return nil }
+    /// The pid of a running bluetoothd, from the process names in `proc` (/proc; the doctor's
+    /// tests give a folder of their own).
+    static func bluetoothdPID(proc: String = "/proc") -> Int32? {
+        guard let dir = opendir(proc) else { return nil }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
             let name = cField(entry.pointee.d_name)
-            guard let pid = Int32(name), let f = fopen("/proc/\(name)/comm", "r") else { continue }
+            guard let pid = Int32(name), let f = fopen("\(proc)/\(name)/comm", "r") else { continue }
             var buf = [CChar](repeating: 0, count: 64)
             let comm = fgets(&buf, 64, f) != nil ? text(buf) : ""
             fclose(f)

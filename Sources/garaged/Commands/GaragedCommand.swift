@@ -14,7 +14,9 @@ struct GaragedCommand: ParsableCommand {
         """,
         discussion: """
         Every setting can also come from --config FILE (`key = value` lines, keys as the long \
-        flags without dashes, e.g. `pulse-ms = 300`); a flag wins over the file. \
+        flags without dashes, e.g. `pulse-ms = 300`); a flag wins over the file. Without \
+        --config, \(ConfigChoice.defaultPath) is read when it exists (\(ConfigChoice.environmentKey) \
+        names another file, or none when empty). \
         The settings marked (per door) are one door's: without sections they are the one \
         door's; for several doors, each `[door NAME]` line in the file starts that door's \
         settings (the settings for all doors stay above the first section), and \

@@ -22,7 +22,9 @@ struct RunDaemon: ParsableCommand {
         }
         let notifier = ServiceNotifier()
         do {
-            let settings = try options.settings()
+            let choice = options.configChoice
+            if !printAdvertising { log.info("config", choice.logFields) }
+            let settings = try options.settings(from: choice)
             if printAdvertising {
                 print((try? settings.bluetooth.advertising.report()) ?? "the advertising payload does not fit")
                 return

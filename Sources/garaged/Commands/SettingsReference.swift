@@ -34,13 +34,17 @@ struct SettingsReference: ParsableCommand {
 
         `garaged --config FILE` (the package's unit uses `/etc/garaged.conf`; its commented
         example is [packaging/garaged.conf.example](../packaging/garaged.conf.example)) reads
-        `key = value` lines; a line starting with `#` is a comment. A value may be double-quoted
-        to hold a `#` (`ble-name = "Door #2"`). Anything that could silently change a setting
-        stops garaged with a message naming the line and the key: an unknown or repeated key, an
-        out-of-range or empty value (an empty `socket` would be an abstract socket any local
-        user can reach), a `#` in an unquoted value (a trailing comment), text that is not
-        UTF-8, a `--config` that is not a regular file. An empty flag (`--socket ""`) is refused
-        the same way.
+        `key = value` lines; a line starting with `#` is a comment. Without `--config`, garaged
+        and `garaged doctor` read `/etc/garaged.conf` when it exists, and say which file they
+        read (the start's `config` log line, doctor's `settings` line), so `sudo garaged doctor`
+        checks what the service runs with; the environment variable `GARAGED_CONFIG` names
+        another file to read instead, and `GARAGED_CONFIG=` (empty) reads none. A value may be
+        double-quoted to hold a `#` (`ble-name = "Door #2"`). Anything that could silently
+        change a setting stops garaged with a message naming the line and the key: an unknown or
+        repeated key, an out-of-range or empty value (an empty `socket` would be an abstract
+        socket any local user can reach), a `#` in an unquoted value (a trailing comment), text
+        that is not UTF-8, a `--config` that is not a regular file. An empty flag
+        (`--socket ""`) is refused the same way.
 
         ## One door or several
 
@@ -56,7 +60,7 @@ struct SettingsReference: ParsableCommand {
 
         | flag | what |
         |---|---|
-        | `--config FILE` | read the settings from FILE; a flag wins over the file |
+        | `--config FILE` | read the settings from FILE; a flag wins over the file. Without it, `/etc/garaged.conf` when it exists (`GARAGED_CONFIG` names another file; empty: none) |
         | `--print-advertising` | print the Bluetooth advertising and scan-response bytes in hex, and exit |
         | `--door.NAME.KEY VALUE` | door NAME's own KEY (a setting marked *per door*) |
         | `garaged doctor [flags]` | check the machine with these settings; see [troubleshooting](troubleshooting.md) |

@@ -24,7 +24,7 @@ struct Settings: Sendable {
     let socketGroup: (name: String, gid: gid_t, explicit: Bool)?
 
     /// The socket's group when none is set and a group of this name exists.
-    static let defaultSocketGroup = "garage"
+    static let defaultSocketGroup = LocalSocketGroup.defaultName
 
     /// The settings from the command line over the file, split between all doors and each.
     init(_ commandLine: CommandLineSettings, file: ConfigFile?) throws(ConfigError) {

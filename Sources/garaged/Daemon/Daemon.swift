@@ -59,7 +59,10 @@ struct Daemon {
         if limit >= 0, open >= 0, limit - open < Daemon.descriptorsNeeded {
             throw StartupError(description: "the limit on open files (\(limit), with \(open) already open) is too low for garaged, which needs \(open + Int64(Daemon.descriptorsNeeded)); raise it (ulimit -n, or LimitNOFILE= in the unit)")
         }
-        do { try settings.checkFiles() } catch { throw StartupError(description: error.description) }
+        do {
+            try settings.checkFiles()
+            try settings.checkOpenerUARTs(on: RaspberryPi.serial())
+        } catch { throw StartupError(description: error.description) }
         for (what, path) in settings.secretFiles {
             if let problem = Settings.exposure(of: path) { log.warning("secret-readable", ["file": what, "problem": problem]) }
         }

@@ -9,7 +9,7 @@ struct Doctor: ParsableCommand {
         commandName: "doctor",
         abstract: "Check the system, settings, table, GPIO lines, socket, Bluetooth and MQTT; print what to fix.",
         usage: "garaged doctor [--SETTING VALUE ...] [--config FILE]",
-        discussion: "Give it the settings garaged runs with (the same flags, the same --config). Each line starts with ok, warn (works, but read it) or FAIL (garaged would not start or not work). It only looks: it requests no GPIO line, writes no file, and may run beside the daemon. Exit status 0 when nothing FAILs, 1 otherwise."
+        discussion: "Give it the settings garaged runs with (the same flags, the same --config; without --config it reads \(ConfigChoice.defaultPath) when it exists, as garaged does, and its first settings line says which file it read). Each line starts with ok, warn (works, but read it) or FAIL (garaged would not start or not work). It only looks: it requests no GPIO line, writes no file, and may run beside the daemon. Exit status 0 when nothing FAILs, 1 otherwise."
     )
 
     @OptionGroup var options: SettingsOptions
@@ -21,9 +21,10 @@ struct Doctor: ParsableCommand {
         if let why = Daemon.forbidCoreDumps() {
             report.add(.warn, "core dumps", "cannot be forbidden (\(why)): a crash of garaged could leave the PINs and keys in a core file")
         }
+        let choice = options.configChoice
         do {
-            let settings = try options.settings()
-            report.add(.ok, "settings", options.config.map { "\($0) and the flags: every key known, every value valid" } ?? "every flag known, every value valid")
+            let settings = try options.settings(from: choice)
+            report.add(.ok, "settings", "\(choice.words): every key known, every value valid")
             DoctorChecks(settings: settings).run(into: &report)
         } catch {
             report.add(.fail, "settings", error.description)

@@ -80,7 +80,7 @@ extension DoctorChecks {
             report.add(.ok, "socket", "\(path) can be created")
         }
         guard let group = settings.socketGroup else {
-            report.add(.warn, "socket", "no group \(Settings.defaultSocketGroup): only root and garaged's own user can use garage-pins; sudo groupadd --system \(Settings.defaultSocketGroup) && sudo usermod -aG \(Settings.defaultSocketGroup) USER")
+            report.add(.warn, "socket", "no group \(Settings.defaultSocketGroup): only root and garaged's own user can use garage-pins; \(LocalSocketGroup.missingAdvice(user: "USER", exists: false))")
             return
         }
         let members = groupMembers(group.gid)

@@ -4,9 +4,10 @@ import DoorSystem
 import Glibc
 #endif
 
-/// A Security+ 2.0 opener's serial device: there, a character device, not the kernel's serial
-/// console nor a getty's, and the opener answers GET_STATUS. The boot files and systemd's
-/// directory are read under GARAGED_DOCTOR_ROOT when set (the tests' stand-in for /).
+/// A Security+ 2.0 opener's serial device: on a Raspberry Pi the UART on pins 8 and 10 as its
+/// model and config.txt set them up (not Bluetooth's, not the debug connector's), there, a
+/// character device, not the kernel's serial console nor a getty's, and the opener answers
+/// GET_STATUS. The Pi's files, the boot files and systemd's directory are read under `root`.
 extension DoctorChecks {
     func openers(into report: inout DoctorReport) {
         for door in settings.doors {
@@ -16,13 +17,17 @@ extension DoctorChecks {
     }
 
     private func opener(_ role: String, _ device: String, into report: inout DoctorReport) {
+        let pi = RaspberryPi.serial(root: root)
+        if let pi, !uart(role, device, on: pi, into: &report) { return }
         var st = stat()
         guard stat(device, &st) == 0 else {
-            report.add(.fail, role, "\(device): \(DoctorChecks.errnoText()); enable the UART (enable_uart=1 in config.txt) and give its device, e.g. secplus2:/dev/serial0")
+            let advice = pi.map { "enable the UART: \($0.advice), then reboot" }
+                ?? "enable the UART and give its device: on a Pi 3, 4, 400 or Zero 2 W secplus2:/dev/serial0 with enable_uart=1 in config.txt, on a Pi 5 secplus2:/dev/ttyAMA0 with dtparam=uart0=on (docs/openers.md)"
+            report.add(.fail, role, "\(device): \(DoctorChecks.errnoText()); \(advice)")
             return
         }
         guard st.st_mode & S_IFMT == S_IFCHR else {
-            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device, e.g. secplus2:/dev/serial0 or /dev/ttyAMA0")
+            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device: secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5 (docs/openers.md)")
             return
         }
         let names = deviceNames(device)
@@ -49,6 +54,33 @@ extension DoctorChecks {
         }
     }
 
+    /// Which of the Pi's UARTs the device is, and what config.txt should say (`PiSerial.findings`);
+    /// false when nothing more should be tried on it: a Bluetooth controller's UART or the
+    /// debug connector's is never sent a packet. Says too when /dev/serial0 does not lead where
+    /// config.txt says: a change that waits for a reboot.
+    private func uart(_ role: String, _ device: String, on pi: PiSerial, into report: inout DoctorReport) -> Bool {
+        let resolved = RaspberryPi.deviceName(device)
+        for finding in pi.findings(device: device, resolved: resolved, ble: settings.ble) {
+            report.add(DoctorChecks.level(finding.level), role, finding.text)
+        }
+        let now = RaspberryPi.deviceName(root + "/dev/serial0")
+        if now != "serial0", let meant = pi.serial0, now != meant {
+            report.add(.warn, role, "/dev/serial0 leads to \(now), but \(pi.configFile ?? "config.txt") as it is now makes it \(meant): it changed since the Pi started; sudo reboot")
+        }
+        switch pi.role(of: resolved) {
+        case .bluetooth, .debugConnector: return false
+        case .onPins, .offPins, .elsewhere: return true
+        }
+    }
+
+    static func level(_ level: PiSerial.Level) -> DoctorReport.Level {
+        switch level {
+        case .ok: return .ok
+        case .warn: return .warn
+        case .fail: return .fail
+        }
+    }
+
     /// The device's path, where its links lead and its name in /dev: how a console or a getty names it.
     private func deviceNames(_ device: String) -> Set<String> {
         var names: Set<String> = [device]
@@ -59,8 +91,6 @@ extension DoctorChecks {
         for n in Array(names) { names.insert(String(n.split(separator: "/").last ?? "")) }
         return names
     }
-
-    private var root: String { getenv("GARAGED_DOCTOR_ROOT").map { String(cString: $0) } ?? "" }
 
     /// The `console=` entry of the kernel's command line that is this device, with its file.
     private func serialConsole(_ names: Set<String>) -> (entry: String, file: String)? {

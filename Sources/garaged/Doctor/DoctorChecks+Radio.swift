@@ -27,10 +27,12 @@ extension DoctorChecks {
                 ? "\(name) \(cField(adapter.address)) is powered"
                 : "\(name) is powered off; garaged powers it on when it first sees it (by hand: sudo btmgmt -i \(name) power on)")
         }
-        if let pid = BluetoothPeripheral.bluetoothdPID(), settings.bleSecurity == .paired {
-            report.add(.fail, "bluetooth", "bluetoothd is running (pid \(pid)): --ble-security paired does not serve beside it (it is the pairing agent and key store itself); \(BluetoothPeripheral.bluetoothdFix)")
-        } else if let pid = BluetoothPeripheral.bluetoothdPID() {
-            report.add(.warn, "bluetooth", "bluetoothd is running (pid \(pid)): \(BluetoothPeripheral.bluetoothdProblem); \(BluetoothPeripheral.bluetoothdFix)")
+        // BlueZ's daemon holds every adapter: garaged would share the ATT channel with its own
+        // GATT database (open mode) or not serve at all (paired mode).
+        if let pid = BluetoothPeripheral.bluetoothdPID(proc: root + "/proc") {
+            report.add(.fail, "bluetooth", "bluetoothd is running (pid \(pid)): "
+                + (settings.bleSecurity == .paired ? "--ble-security paired does not serve beside it (it is the pairing agent and key store itself)" : BluetoothPeripheral.bluetoothdProblem)
+                + "; \(BluetoothPeripheral.bluetoothdFix)")
         }
         if settings.bleSecurity == .paired {
             let bonds = BondsFile(tablePath: settings.pins)

@@ -11,6 +11,18 @@ import Glibc
 /// check only looks.
 struct DoctorChecks {
     let settings: Settings
+    /// Where the machine's own files are read: the Pi's model and config.txt, cmdline.txt,
+    /// systemd's gettys, the processes (bluetoothd). "" for /; `GARAGED_DOCTOR_ROOT` when set,
+    /// or a test's folder, so that the checks can be tried on files made for them.
+    let root: String
+
+    init(settings: Settings, root: String = DoctorChecks.environmentRoot) {
+        self.settings = settings
+        self.root = root
+    }
+
+    /// `GARAGED_DOCTOR_ROOT`, or "" (the machine's own /).
+    static var environmentRoot: String { getenv("GARAGED_DOCTOR_ROOT").map { String(cString: $0) } ?? "" }
 
     /// The pid of a garaged already running with this table, whose lines and socket are
     /// rightly in use.

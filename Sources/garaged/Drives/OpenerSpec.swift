@@ -4,7 +4,7 @@ enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
     case secPlus2(device: String)
 
     /// What the setting accepts, for its help and its errors.
-    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device, e.g. secplus2:/dev/ttyAMA0)"
+    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device: the UART on pins 8 and 10 is /dev/serial0 on a Pi 3, 4, 400 or Zero 2 W and /dev/ttyAMA0 on a Pi 5, see docs/openers.md)"
 
     /// Parses the spec; the error says what is accepted.
     static func parse(_ text: String) throws(SettingError) -> OpenerSpec? {
@@ -12,7 +12,7 @@ enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
             throw SettingError("'\(text)' is not an opener garaged speaks to; it accepts \(accepted)")
         }
         let device = String(text.dropFirst("secplus2:".count))
-        guard !device.isEmpty else { throw SettingError("secplus2: needs the serial device, e.g. secplus2:/dev/ttyAMA0") }
+        guard !device.isEmpty else { throw SettingError("secplus2: needs the serial device, e.g. secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5") }
         return .secPlus2(device: device)
     }
 

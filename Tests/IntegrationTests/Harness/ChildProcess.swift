@@ -115,12 +115,16 @@ final class ChildProcess {
 
     /// The environment children get: the test's own, minus what would change their behaviour
     /// behind the test's back (a PIN in GARAGE_PIN, JOURNAL_STREAM dropping log timestamps,
-    /// systemd's notify socket and watchdog when the suite itself runs in a unit).
+    /// systemd's notify socket and watchdog when the suite itself runs in a unit, the machine's
+    /// /etc/garaged.conf read by default).
     static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["GARAGE_PIN"] = nil
         env["JOURNAL_STREAM"] = nil
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { env[key] = nil }
+        // garaged reads /etc/garaged.conf when no --config is given: never the machine's own file
+        // in a test, unless the test names one.
+        env["GARAGED_CONFIG"] = ""
         env.merge(extra) { _, new in new }
         return env
     }
