@@ -83,8 +83,11 @@ public struct SecPlus2Session: OpenerSession {
     private var lineBusyUntil: Instant?
     /// Since when something has waited for a quiet line (for "opener-absent").
     private var waitingSince: Instant?
-    private var pressing: Pressing?
-    private var lastPermit: UInt64 = 0
+    private var pressing: Pressing? {
+        didSet { if pressing == nil { latch.release() } }
+    }
+    /// The permits taken: its door's only, one at a time, none twice.
+    private var latch: PermitLatch
     /// Settings and asks to write, in order.
     private var queue: [Outgoing] = []
     /// What the write under way carries (between `due` and `wrote`).
@@ -118,8 +121,9 @@ public struct SecPlus2Session: OpenerSession {
     public static let summaryEvery: Duration = .seconds(60)
 
     /// A session for the opener on `device`, its rolling codes from `codes`, from `now`.
-    public init(device: String, codes: any SecPlus2CodeSource, timing: Timing = Timing(), at now: Instant) {
+    public init(device: String, codes: any SecPlus2CodeSource, door: Int = 0, timing: Timing = Timing(), at now: Instant) {
         self.device = device
+        latch = PermitLatch(door: door)
         self.codes = codes
         self.timing = timing
         started = now
@@ -135,8 +139,7 @@ public struct SecPlus2Session: OpenerSession {
     /// not at all. nil when taken; otherwise why not (the loop tells the door at once).
     public mutating func carryOut(_ permit: PressPermit, deadline: Instant, at now: Instant) -> String? {
         if let cannotSpeak { return cannotSpeak }
-        if pressing != nil { return "a press is already under way" }
-        if permit.number <= lastPermit { return "permit \(permit.number) was already carried out (a replay)" }
+        if let why = latch.take(permit) { return why }
         let move: SecPlus2DoorMove = switch permit.action {
         case .open: .open
         case .close: .close
@@ -145,11 +148,11 @@ public struct SecPlus2Session: OpenerSession {
         do {
             let rolling = try codes.take()
             let packets = try move.packets(client: codes.client, rolling: rolling)
-            lastPermit = permit.number
             pressing = Pressing(permit: permit, deadline: deadline, press: packets.press.encoded, release: packets.release.encoded,
                                 rolling: rolling)
             return nil
         } catch {
+            latch.release()
             return "no rolling code could be had: \(error)"
         }
     }

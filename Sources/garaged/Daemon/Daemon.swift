@@ -140,7 +140,7 @@ struct Daemon {
                 // door's opener is off (no code risked twice), and every other door serves.
                 do {
                     let codes = try SecPlus2Codes(file: SecPlus2CodesFile(tablePath: settings.pins, door: DoorSetup.fileName(index, d.settings)))
-                    drive = SerialOpenerDrive(port: port, session: SecPlus2Session(device: port.path, codes: codes, at: clock.now()),
+                    drive = SerialOpenerDrive(port: port, session: SecPlus2Session(device: port.path, codes: codes, door: index, at: clock.now()),
                                               clock: clock, log: log, door: index, name: name)
                 } catch {
                     port.close()

@@ -26,10 +26,10 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
     private struct State {
         var pending: Started?
         var pressing = false
+        /// The permits it takes: its door's only, one at a time, none twice.
+        var latch: PermitLatch
         /// Set by `shutdown`: no press starts from then on.
         var stopping = false
-        /// The number of the last permit pressed: a permit not above it is a replay.
-        var lastPermit: UInt64 = 0
         /// While the relay is energised: when the guard must release it.
         var guardDeadline: Instant?
         var overran = false
@@ -52,7 +52,7 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
     /// Runs on the relay thread after every press, once the relay is released, with whether the
     /// press overran: the door loop learns that the next press may be decided.
     private let released: @Sendable (_ overran: Bool) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// The relay thread (it times every release) and the guard (it releases a press the relay
     /// thread overran).
     private let relay: Worker
@@ -68,6 +68,7 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
     init(line: any RelayLine, pulse: Duration, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil,
          released: @escaping @Sendable (_ overran: Bool) -> Void) {
         self.door = door
+        state = Mutex(State(latch: PermitLatch(door: door)))
         doorField = name.map { [("door", $0)] } ?? []
         // Thread names: `relay` for the first door, `relay-2`... for the others.
         let suffix = door == 0 ? "" : "-\(door + 1)"
@@ -98,13 +99,11 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
     /// already under way, the driver is stopping, or the permit was used before.
     @discardableResult
     func press(_ permit: PressPermit) -> Bool {
-        let refusal = state.withLock { s -> Refusal? in
-            if s.stopping { return .stopping }
-            if permit.door != door { return .otherDoor }
-            if s.pressing || s.pending != nil { return .underWay }
-            if permit.number <= s.lastPermit { return .replay }
+        let refusal = state.withLock { s -> String? in
+            if s.stopping { return "garaged is stopping" }
+            // Busy from here until the relay thread released the line.
+            if let why = s.latch.take(permit) { return why }
             s.pressing = true  // the relay thread leaves the line alone until `pending` is set
-            s.lastPermit = permit.number
             return nil
         }
         if let refusal {
@@ -127,18 +126,9 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
         return true
     }
 
-    /// Why a permit was not pressed.
-    private enum Refusal { case stopping, otherDoor, underWay, replay }
-
     /// Logs a refused permit: out of line, so the lines a press runs through lie together.
     @inline(never)
-    private func refused(_ permit: PressPermit, _ refusal: Refusal) {
-        let why = switch refusal {
-        case .stopping: "garaged is stopping"
-        case .otherDoor: "the permit is door \(permit.door + 1)'s, not this relay's (door \(door + 1))"
-        case .underWay: "a press is already under way"
-        case .replay: "permit \(permit.number) was already pressed (a replay)"
-        }
+    private func refused(_ permit: PressPermit, _ why: String) {
         log.warning("press-refused", ["reason": permit.reason.rawValue, "why": why])
     }
 
@@ -181,7 +171,7 @@ final class PulseDriver: DoorDrive, @unchecked Sendable {
             case .some(.some(let started)):
                 let ended = pressOnce(started, fds: &fds)
                 let overran = state.withLock { s -> Bool in
-                    defer { s.pressing = false; s.overran = false }
+                    defer { s.pressing = false; s.latch.release(); s.overran = false }
                     return s.overran
                 }
                 // The loop hears of the release before the log lines are made: a request that

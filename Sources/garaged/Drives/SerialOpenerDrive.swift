@@ -71,11 +71,6 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
 
     /// Takes the permit if it can be written by `deadline`; the loop serves the drive at once.
     func carryOut(_ permit: PressPermit, deadline: Instant) -> Bool {
-        guard permit.door == door else {
-            log.warning("press-refused", doorField + [("reason", permit.reason.rawValue),
-                                                      ("why", "the permit is door \(permit.door + 1)'s, not this opener's (door \(door + 1))")])
-            return false
-        }
         if let why = session.carryOut(permit, deadline: deadline, at: clock.now()) {
             log.warning("press-refused", doorField + [("reason", permit.reason.rawValue), ("why", why)])
             return false
