@@ -25,6 +25,10 @@
 #                             pair-verify, wall time and garaged's CPU; write-to-press;
 #                             sim: switch edge to EVENT; memory with 8 sessions (needs
 #                             aiohomekit: scripts/homekit-tools.sh installs it from PyPI once)
+#                    hkflood  the owner's `12345S` (a new connection each, as garage-pins
+#                             asks) alone and while one stranger floods HomeKit's
+#                             pair-verify M1 on 30 connections (bench/verify-flood.py; goal:
+#                             median under 50 ms), garaged's CPU meanwhile
 #                    size     stripped static binaries (8)
 #                    swift    DoorCore in process, ordo-one/benchmark (10)
 #   --json FILE    where the JSON goes (default bench/results/latest.json; the table goes
@@ -45,7 +49,7 @@ export GARAGED_CONFIG=
 args="$*"
 quick=0
 compare=""
-only="latency,flood,width,doors,opener,idle,memory,startup,homekit,size,swift"
+only="latency,flood,width,doors,opener,idle,memory,startup,homekit,hkflood,size,swift"
 json="bench/results/latest.json"
 rounds=""
 while (($#)); do
@@ -65,17 +69,17 @@ while (($#)); do
     shift
 done
 for s in ${only//,/ }; do
-    case "$s" in latency|flood|width|doors|opener|idle|memory|startup|homekit|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
+    case "$s" in latency|flood|width|doors|opener|idle|memory|startup|homekit|hkflood|size|swift) ;; *) echo "bench: unknown section $s" >&2; exit 2 ;; esac
 done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 # How much of everything: the full run, or --quick.
 if ((quick)); then
     : "${rounds:=60}"; flood_rounds=40; block=10; presses=8; idle_s=3; requests=20000; starts=5
-    hk_setups=3; hk_verifies=10; hk_edges=20
+    hk_setups=3; hk_verifies=10; hk_edges=20; hkf_rounds=1; hkf_asks=30
 else
     : "${rounds:=200}"; flood_rounds=150; block=10; presses=40; idle_s=10; requests=100000; starts=10
-    hk_setups=8; hk_verifies=20; hk_edges=50
+    hk_setups=8; hk_verifies=20; hk_edges=50; hkf_rounds=3; hkf_asks=50
 fi
 
 say() { echo "bench: $*" >&2; }
@@ -280,6 +284,17 @@ if want homekit; then
         rm -f "$w/homekit.json"
     fi
     head -1 /proc/stat >"$w/cpu-homekit.end"
+fi
+
+if want hkflood; then
+    head -1 /proc/stat >"$w/cpu-hkflood.start"
+    say "hkflood: $hkf_rounds rounds of $hkf_asks asks of 12345S, alone and during a pair-verify M1 flood on 30 connections"
+    if ! python3 bench/verify-flood.py --bin "garaged=$bin" --dir "$w" --out "$w/verify-flood.json" \
+        --rounds "$hkf_rounds" --asks "$hkf_asks" --connections 30; then
+        say "bench/verify-flood.py failed: its figures are left out of the table"
+        rm -f "$w/verify-flood.json"
+    fi
+    head -1 /proc/stat >"$w/cpu-hkflood.end"
 fi
 
 if want size; then
@@ -504,6 +519,16 @@ if path("homekit.json"):
                                 goal_us=5000) if "status_to_event" in h else None,
         "memory": h["memory"],
     }
+if path("verify-flood.json"):
+    vf = json.load(open(path("verify-flood.json")))
+    t = vf["targets"]["garaged"]
+    fl = t["flood"]
+    seconds = sum(x["seconds"] for x in fl)
+    r["verify_flood"] = {"alone": summary(t["alone_ns"]), "during_flood": summary(t["flood_ns"]), "goal_median_us": 50000,
+                         "connections": vf["connections"], "rounds": vf["rounds"],
+                         "cpu_pct_of_a_core": [round(100 * x) for x in t["cpu_share"]],
+                         "flood_answers_per_s": round(sum(x["answers"] for x in fl) / seconds) if seconds else None,
+                         "flood_busy": sum(x["busy"] for x in fl), "flood_exchanged": sum(x["exchanged"] for x in fl)}
 if path("homekit-failed.txt"):
     r["homekit_failed"] = open(path("homekit-failed.txt")).read().strip()
 if path("size.txt"):
@@ -690,6 +715,23 @@ if "homekit" in r:
 if "homekit_failed" in r:
     spec.append(("HomeKit (bench/homekit.py)", lambda res: ("did not run: " + res["homekit_failed"].replace("|", "/"), "–", "–")
                  if "homekit_failed" in res else None))
+if "verify_flood" in r:
+    vf = r["verify_flood"]
+
+    def ms2(v):
+        return f"{v / 1e3:.1f} ms" if v >= 10e3 else f"{v / 1e3:.2f} ms"
+    for part, title in (("alone", "alone"), ("during_flood", f"while one stranger floods pair-verify M1 on {vf['connections']} "
+                                                             "HomeKit connections (goal: median under 50 ms)")):
+        def owner(res, part=part):
+            v = get(res, "verify_flood", part)
+            return v and (f"{ms2(v['median_us'])} / {ms2(v['p99_us'])}", "–", "–")
+        spec.append((f"the owner's `12345S`, a new local connection each, {title}: median / p99 ({vf[part]['samples']} asks)", owner))
+
+    def flood_cpu(res):
+        v = get(res, "verify_flood")
+        return v and (f"{'/'.join(str(x) for x in v['cpu_pct_of_a_core'])} % of a core; {v['flood_answers_per_s']:,} answers/s "
+                      f"({v['flood_exchanged']:,} key exchanges, {v['flood_busy']:,} Busy)", "–", "–")
+    spec.append(("that flood: garaged's CPU (each round) and the stranger's answers", flood_cpu))
 for name in ("garaged", "garage-pins"):
     if get(r, "size", name):
         def size(res, name=name):

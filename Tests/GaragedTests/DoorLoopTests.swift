@@ -2,6 +2,9 @@ import DoorCore
 import DoorSystem
 @testable import GaragedKit
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(Synchronization)
 import Synchronization
 #endif
@@ -182,6 +185,111 @@ final class DoorLoopTests: XCTestCase {
             XCTAssertTrue(try client.ask(line).hasPrefix("ERR BLUETOOTH"), line)
         }
         XCTAssertTrue(try client.ask("12345Lhomekit reset").hasPrefix("ERR HOMEKIT"))
+    }
+
+    /// One stranger flooding from 30 connections (HomeKit before pair-verify, where a request may
+    /// be a key exchange on the loop's thread) held the owner's `S` up for whole turns of them, 16
+    /// packets from each. Now the local socket's clients are served first in every turn and
+    /// strangers take a few packets a turn in all, one each in turn: the owner's `S`, sent on a new
+    /// connection in the middle of the flood, is answered within two turns of strangers' packets,
+    /// and the strangers are served round in turn, none left behind.
+    func testTheOwnersRequestIsAnsweredBetweenAStrangersFloodsPackets() throws {
+        let r = try rig(clock: SystemMonotonicClock(), listen: true) { _, _ in RecordingDrive() }
+        let flood = try Flood(socket: r.settings.socket, askAfter: 100, strangers: 30)
+        for s in flood.strangers { r.loop.connections[s.fd] = s }
+        r.loop.start()
+        waitUntil("the owner answered in the flood") { flood.answered.load(ordering: .acquiring) }
+        XCTAssertTrue(r.loop.stop(), "the loop stops within its deadline")
+        r.hardware.releaseAll()
+
+        let between = flood.servedWhenAnswered - flood.servedWhenAsked
+        XCTAssertLessThanOrEqual(between, 2 * DoorLoop.maxStrangerPacketsPerTurn,
+                                 "strangers' packets served between the owner's S and its answer")
+        XCTAssertLessThanOrEqual(flood.spreadWhenAnswered, 1, "each stranger served in turn: \(flood.countsWhenAnswered)")
+        XCTAssertEqual(try XCTUnwrap(flood.owner).record(), "S CLOSED")
+    }
+}
+
+/// A stranger's flood on many connections, each always readable with another packet, and the
+/// owner's `S` sent on a new connection of the local socket once `askAfter` packets were served.
+/// All of it runs on the loop's thread (each packet served is a call from the loop), so the
+/// counts say in what order the loop served the owner and the strangers; the test reads them
+/// once the loop has stopped.
+private final class Flood: @unchecked Sendable {
+    let socket: String
+    let askAfter: Int
+    var strangers: [FloodingStranger] = []
+    var owner: PacketClient?
+    var served = 0
+    var servedWhenAsked = 0
+    var servedWhenAnswered = 0
+    /// The packets served to each stranger when the answer was seen, and the most and the fewest
+    /// apart.
+    var countsWhenAnswered: [Int] = []
+    var spreadWhenAnswered: Int { (countsWhenAnswered.max() ?? 0) - (countsWhenAnswered.min() ?? 0) }
+    let answered = Atomic(false)
+
+    init(socket: String, askAfter: Int, strangers: Int) throws {
+        self.socket = socket
+        self.askAfter = askAfter
+        self.strangers = try (0..<strangers).map { _ in try FloodingStranger() }
+        for s in self.strangers { s.flood = self }
+    }
+
+    /// One of the strangers' packets is served: the owner asks at the `askAfter`th; at each one
+    /// after it, its socket is looked at (without reading) for the answer.
+    func serving(_ stranger: FloodingStranger) {
+        served += 1
+        stranger.served += 1
+        if served == askAfter {
+            owner = try? PacketClient(path: socket)
+            try? owner?.send("12345S")
+            servedWhenAsked = served
+        } else if let owner, !answered.load(ordering: .relaxed) {
+            var byte: UInt8 = 0
+            guard recv(owner.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 1 else { return }
+            servedWhenAnswered = served
+            countsWhenAnswered = strangers.map(\.served)
+            answered.store(true, ordering: .releasing)
+        }
+    }
+}
+
+/// A stranger's connection (HomeKit before pair-verify) that always has another packet: its
+/// socket holds a byte it never reads, so every poll finds it readable.
+private final class FloodingStranger: Connection {
+    let fd: Int32
+    private let peer: Int32
+    weak var flood: Flood?
+    var served = 0
+    var lastHeard = Instant(nanoseconds: 0)
+    var arrivals = Arrivals(acceptedAfter: 0, unstamped: 0)
+    let source = RequestSource("homekit stranger", channel: nil)
+    var wantsWrite: Bool { false }
+    var closing: Bool { false }
+    var closeReason: String? { nil }
+    var standing: ConnectionBudget.Standing { .stranger }
+
+    init() throws {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw TestError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        (fd, peer) = (pair[0], pair[1])
+        var byte: UInt8 = 1
+        _ = Glibc.send(peer, &byte, 1, 0)
+    }
+
+    func receive(hungUp: Bool, polled: Int64) -> Received {
+        flood?.serving(self)
+        return .packet([])
+    }
+
+    func deliver(_ replies: [Reply]) {}
+    func flush() {}
+    func close() {
+        Glibc.close(fd)
+        Glibc.close(peer)
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hapraw - what a HomeKit accessory does with bytes no controller should send.
 
-Standard library only; it never pairs. Two subcommands:
+Standard library only; it never pairs. Its subcommands:
 
     malformed --port P        sends each malformed request below on a connection of its own
                               and prints one JSON line per case: {"case", "status", "closed"}
@@ -21,6 +21,12 @@ Standard library only; it never pairs. Two subcommands:
                               POST /identify, or a connection sending garbage; prints
                               {"answers", "exchanged", "busy", "seconds"} (exchanged: M2s that
                               carried the accessory's key; busy: TLV error 7).
+    verify-flood --port P [--connections C] [--ready-file F]
+                              one stranger's pair-verify M1 flood, kept up: C connections
+                              (default 30), each with 32 to 64 M1s (a fresh random key each)
+                              sent and not yet answered at all times, until SIGTERM; writes F once
+                              every connection had an answer; then prints {"answers",
+                              "exchanged", "busy", "seconds"} as burst does.
     onpath --port P --port-file F --inject open|pair-add [--target IID]
                               an on-path attacker: a TCP relay to the accessory (its own port
                               written to F) that appends a request in the clear to the segment
@@ -30,7 +36,9 @@ Standard library only; it never pairs. Two subcommands:
 """
 import argparse
 import json
+import os
 import select
+import signal
 import socket
 import sys
 import time
@@ -150,8 +158,13 @@ def flood(port: int, count: int, ready_file: str | None) -> int:
     return 3
 
 
+def verify_m1() -> bytes:
+    """A pair-verify M1 with a fresh random X25519 public key (kTLVType_State 1, PublicKey)."""
+    return (b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: 37\r\n\r\n"
+            + bytes([6, 1, 1, 3, 32]) + os.urandom(32))
+
+
 def burst(port: int, kind: str, count: int, connections: int) -> int:
-    import os
     started = time.monotonic()
     answers = exchanged = busy = 0
     if kind == "garbage":
@@ -169,9 +182,7 @@ def burst(port: int, kind: str, count: int, connections: int) -> int:
         sockets = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in per]
         for s, n in zip(sockets, per):
             if kind == "verify":
-                one = b"".join(
-                    b"POST /pair-verify HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: 37\r\n\r\n"
-                    + bytes([6, 1, 1, 3, 32]) + os.urandom(32) for _ in range(n))
+                one = b"".join(verify_m1() for _ in range(n))
             else:
                 one = b"POST /identify HTTP/1.1\r\nContent-Length: 0\r\n\r\n" * n
             s.sendall(one)
@@ -194,6 +205,70 @@ def burst(port: int, kind: str, count: int, connections: int) -> int:
                 elif bytes([3, 32]) in body[:8]:
                     exchanged += 1
             s.close()
+    print(json.dumps({"answers": answers, "exchanged": exchanged, "busy": busy,
+                      "seconds": round(time.monotonic() - started, 3)}), flush=True)
+    return 0
+
+
+def verify_flood(port: int, connections: int, ready_file: str | None) -> int:
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    started = time.monotonic()
+    socks = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(connections)]
+    unanswered = {s: 0 for s in socks}
+    pending = {s: b"" for s in socks}
+    unsent = {s: b"" for s in socks}
+    answered = set()
+    answers = exchanged = busy = 0
+    for s in socks:
+        s.setblocking(False)
+    while not stop and socks:
+        for s in socks:
+            if unanswered[s] < 32 and not unsent[s]:
+                unsent[s] = b"".join(verify_m1() for _ in range(32))
+                unanswered[s] += 32
+            try:
+                unsent[s] = unsent[s][s.send(unsent[s]):] if unsent[s] else b""
+            except (BlockingIOError, OSError):
+                pass
+        try:
+            ready, _, _ = select.select(socks, [], [], 0.05)
+        except InterruptedError:
+            continue
+        for s in ready:
+            try:
+                chunk = s.recv(65536)
+            except (BlockingIOError, OSError):
+                continue
+            if not chunk:
+                socks.remove(s)
+                continue
+            buf = pending[s] + chunk
+            # Whole answers only: head, Content-Length, body.
+            while True:
+                head, sep, rest = buf.partition(b"\r\n\r\n")
+                if not sep:
+                    break
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                if len(rest) < length:
+                    break
+                body, buf = rest[:length], rest[length:]
+                answers += 1
+                unanswered[s] -= 1
+                answered.add(s)
+                if body[:3] == bytes([6, 1, 2]) and bytes([7, 1, 7]) in body[:12]:
+                    busy += 1
+                elif bytes([3, 32]) in body[:8]:
+                    exchanged += 1
+            pending[s] = buf
+        if ready_file and len(answered) == connections:
+            with open(ready_file, "w") as f:
+                f.write(str(answers))
+            ready_file = None
     print(json.dumps({"answers": answers, "exchanged": exchanged, "busy": busy,
                       "seconds": round(time.monotonic() - started, 3)}), flush=True)
     return 0
@@ -225,7 +300,6 @@ def onpath(port: int, port_file: str, kind: str, target: int) -> int:
     listener.listen(1)
     with open(port_file + ".tmp", "w") as f:
         f.write(str(listener.getsockname()[1]))
-    import os
     os.rename(port_file + ".tmp", port_file)
     listener.settimeout(60)
     controller, _ = listener.accept()
@@ -274,6 +348,10 @@ def main() -> int:
     b.add_argument("--kind", choices=["verify", "identify", "garbage"], required=True)
     b.add_argument("--count", type=int, default=100)
     b.add_argument("--connections", type=int, default=1)
+    v = sub.add_parser("verify-flood")
+    v.add_argument("--port", type=int, required=True)
+    v.add_argument("--connections", type=int, default=30)
+    v.add_argument("--ready-file")
     o = sub.add_parser("onpath")
     o.add_argument("--port", type=int, required=True)
     o.add_argument("--port-file", required=True)
@@ -282,6 +360,8 @@ def main() -> int:
     a = p.parse_args()
     if a.cmd == "burst":
         return burst(a.port, a.kind, a.count, a.connections)
+    if a.cmd == "verify-flood":
+        return verify_flood(a.port, a.connections, a.ready_file)
     if a.cmd == "onpath":
         return onpath(a.port, a.port_file, a.inject, a.target)
     if a.cmd == "malformed":

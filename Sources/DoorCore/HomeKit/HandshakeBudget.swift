@@ -3,7 +3,9 @@
 /// pipelining M1s on many connections could hold up everyone's answers. Enough for a household's
 /// controllers reconnecting at once, then a few a second, in all and per address; past that M1
 /// is answered Busy without any crypto (a controller retries). Pair-setup has its own, smaller
-/// allowance (`PairSetup.maxStartsPerMinute`).
+/// allowance (`PairSetup.maxStartsPerMinute`). What bounds a turn of the loop is the loop's: it
+/// serves strangers last, a few requests a turn in all, so neither exchanges nor Busy answers
+/// hold up the owner.
 public struct HandshakeBudget: Sendable {
     /// Key exchanges in all: 32 at once, then one every 31.25 ms (32 a second).
     public static let all = (capacity: 32, refill: Duration.milliseconds(31) + .microseconds(250))

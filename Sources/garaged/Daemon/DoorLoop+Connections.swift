@@ -85,12 +85,38 @@ extension DoorLoop {
     /// Packets taken from one connection per wake-up, so one busy peer cannot hold up the others.
     static let maxPacketsPerTurn = 16
 
-    /// Judges what a connection sent, one packet at a time: each request is answered (and its
-    /// press started) before the next packet is even read. `hungUp`: the poll saw the peer
-    /// close its end entirely (a half-close still gets answers). `polled`: when this turn's wait
-    /// began (the empty mark of a read that finds nothing: `Connection.receive`).
+    /// Packets taken from strangers (HomeKit connections before pair-verify) per turn, in all:
+    /// each may be a key exchange (pair-verify M1: X25519 and Ed25519 on this thread), so however
+    /// many connections a stranger floods from, a turn does at most this many before it comes
+    /// round again to the owner and everyone else.
+    static let maxStrangerPacketsPerTurn = 8
+
+    /// Serves strangers after everyone else, one packet each, in turn by descriptor from the one
+    /// after the stranger served last, until `maxStrangerPacketsPerTurn`. Those left wait for
+    /// the next turn, which comes without a wait (their sockets are still readable, or their
+    /// requests already read are `mayHaveMore`), and keep the arrival of what they sent: what
+    /// is still in the socket is not marked empty, and what was read keeps its own.
+    func serveStrangers(_ waiting: [(Connection, hungUp: Bool)], polled: Int64) {
+        let ring = waiting.sorted { $0.0.fd < $1.0.fd }
+        let first = ring.firstIndex { $0.0.fd > lastStranger } ?? 0
+        for i in 0..<min(ring.count, DoorLoop.maxStrangerPacketsPerTurn) {
+            let (connection, hungUp) = ring[(first + i) % ring.count]
+            lastStranger = connection.fd
+            // Dropped meanwhile (a newcomer took its place), or its descriptor reused.
+            guard connections[connection.fd] === connection else { continue }
+            serve(connection, hungUp: hungUp, polled: polled)
+            if connection.closing { drop(connection) }
+        }
+    }
+
+    /// Judges what a connection sent, one packet at a time (`maxPacketsPerTurn` at most, one
+    /// from a stranger): each request is answered (and its press started) before the next packet
+    /// is even read. `hungUp`: the poll saw the peer close its end entirely (a half-close still
+    /// gets answers). `polled`: when this turn's wait began (the empty mark of a read that finds
+    /// nothing: `Connection.receive`).
     func serve(_ connection: Connection, hungUp: Bool, polled: Int64) {
-        for _ in 0..<DoorLoop.maxPacketsPerTurn where !connection.closing {
+        let packets = connection.standing == .stranger ? 1 : DoorLoop.maxPacketsPerTurn
+        for _ in 0..<packets where !connection.closing {
             switch connection.receive(hungUp: hungUp, polled: polled) {
             case .empty:
                 return

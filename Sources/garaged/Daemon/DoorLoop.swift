@@ -81,6 +81,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// Connections dropped so far: a turn that dropped none needs no check that the one it
     /// polled is still there.
     var dropped = 0
+    /// The descriptor of the stranger served last: the next turn's strangers are served from
+    /// the one after it (`serveStrangers`).
+    var lastStranger: Int32 = -1
     /// What the history's stop record says (the signal); set before `stop`.
     var stopReason = "stopped"
 
@@ -151,10 +154,14 @@ final class DoorLoop: Service, @unchecked Sendable {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
                 targets.append(.listener(listener))
             }
-            for c in connections.values {
+            // The local socket's clients first: a turn serves in this order, so the owner's
+            // requests are answered before any remote peer's.
+            func watch(_ c: Connection) {
                 fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
                 targets.append(.connection(c))
             }
+            for c in connections.values where c.pool == .local { watch(c) }
+            for c in connections.values where c.pool != .local { watch(c) }
             // A connection with requests still in its buffer gets its turn without waiting.
             let buffered = connections.values.filter(\.mayHaveMore)
             // The doors' deadlines as they stand before the wait: only a switch's edge changes
@@ -203,8 +210,11 @@ final class DoorLoop: Service, @unchecked Sendable {
                     }
                 }
             }
-            // Requests before anything that can wait: a press goes out first.
+            // Requests before anything that can wait: a press goes out first. Strangers' requests
+            // (HomeKit before pair-verify: each may be a key exchange) come after everyone
+            // else's, a few a turn (`serveStrangers`).
             let drops = dropped
+            var strangers: [(Connection, hungUp: Bool)] = []
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
                 switch targets[k] {
                 case .wake, .switchInput, .drive:
@@ -217,15 +227,25 @@ final class DoorLoop: Service, @unchecked Sendable {
                     if dropped != drops, connections[pfd.fd] !== connection { continue }
                     if pfd.revents & Int16(POLLOUT) != 0 { connection.flush() }
                     if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                        serve(connection, hungUp: pfd.revents & Int16(POLLHUP) != 0, polled: polled)
+                        let hungUp = pfd.revents & Int16(POLLHUP) != 0
+                        guard connection.standing != .stranger else {
+                            strangers.append((connection, hungUp))
+                            continue
+                        }
+                        serve(connection, hungUp: hungUp, polled: polled)
                     }
                     if connection.closing { drop(connection) }
                 }
             }
             for c in buffered where connections[c.fd] === c && !fds.contains(where: { $0.fd == c.fd && $0.revents != 0 }) {
+                guard c.standing != .stranger else {
+                    strangers.append((c, false))
+                    continue
+                }
                 serve(c, hungUp: false, polled: polled)
                 if c.closing { drop(c) }
             }
+            if !strangers.isEmpty { serveStrangers(strangers, polled: polled) }
             summariseBursts(logBursts.dueIfAny(at: clock.now()), eventBursts.dueIfAny(at: clock.now()))
             publishStatus()
             flushPushes()
