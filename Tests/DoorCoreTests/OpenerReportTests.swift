@@ -30,7 +30,10 @@ final class OpenerReportTests: XCTestCase {
     func testItsReportsMoveTheDoorAndItsPhotoEyesRefuseAClose() {
         var d = door()
         let moved = d.openerReported(.opening, obstructed: false, at: t(1_000))
-        XCTAssertTrue(moved.contains(.moved(.opening, bySomeoneElse: true)), "a remote or the wall button: \(moved)")
+        XCTAssertTrue(moved.contains(.moved(.opening, bySomeoneElse: true, who: "a remote or keypad")), "nothing on the wire: a remote: \(moved)")
+        var d2 = door()
+        d2.openerSawWallButton(at: t(900))
+        XCTAssertTrue(d2.openerReported(.opening, obstructed: false, at: t(1_000)).contains(.moved(.opening, bySomeoneElse: true, who: "the wall button")))
         _ = d.openerReported(.open, obstructed: false, at: t(5_000))
         XCTAssertEqual(d.position, .open)
         _ = d.openerReported(.open, obstructed: true, at: t(6_000))

@@ -86,13 +86,37 @@ final class SecPlus2DoorTests: GaragedTestCase {
             let s = doorStatus(daemon)
             return s.hasPrefix(#"{"door":"OPEN""#) && s.contains(#""openings":18"#)
         }, doorStatus(daemon))
-        XCTAssertTrue(waitUntil("the history: someone else", timeout: .seconds(5)) { daemon.log.contains(#"door state=OPEN by="someone else"#) },
+        XCTAssertTrue(waitUntil("the history: the wall button", timeout: .seconds(5)) { daemon.log.contains(#"door state=OPEN by="the wall button""#) },
                       daemon.log)
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
     /// No `warn` output: a close garaged starts is announced by the opener's own light flashing,
     /// at least once a second for warn-s, and the light is left as it was.
+    /// Who moved the door, from the wire (issue 38 item 6): a wall panel's DOOR_ACTION before a
+    /// move is "the wall button"; a move with nothing on the wire, "a remote or keypad". The log,
+    /// the history and who last opened it say which.
+    func testWhoMovedTheDoorIsTheWallButtonOrARemote() throws {
+        try initTable()
+        try startOpener()
+        let daemon = try startGaragedWithOpener()
+        XCTAssertTrue(waitUntil("CLOSED", timeout: .seconds(5)) { doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#) }, doorStatus(daemon))
+        try tell("button")
+        XCTAssertTrue(waitUntil("OPEN by the wall button", timeout: .seconds(5)) { daemon.log.contains(#"door state=OPEN by="the wall button""#) },
+                      daemon.log)
+        XCTAssertTrue(doorStatus(daemon).contains(#""last_opened_by":"the wall button""#), doorStatus(daemon))
+        try tell("remote")
+        XCTAssertTrue(waitUntil("CLOSED by a remote", timeout: .seconds(5)) { daemon.log.contains(#"door state=CLOSED by="a remote or keypad""#) },
+                      daemon.log)
+        let client = try daemon.connect()
+        try client.sendLine(Array("12345Llog".utf8))
+        var history: [String] = []
+        while let r = try? client.readRecord(), r.hasPrefix("{") { history.append(r) }
+        XCTAssertTrue(history.contains { $0.contains("OPENING, not by garaged (the wall button)") }, "\(history)")
+        XCTAssertTrue(history.contains { $0.contains("CLOSING, not by garaged (a remote or keypad)") }, "\(history)")
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     func testWithoutAWarnOutputTheOpenersLightFlashesBeforeAClose() throws {
         let daemon = try garagedWithTheDoorOpen(warnS: 3)
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")

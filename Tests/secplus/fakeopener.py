@@ -14,7 +14,7 @@ Each packet's log line has "start" (the read that brought its first byte) and "e
 last byte went back). LIGHT and LOCK (0 off, 1 on, 2 toggle) switch its light and the lock of its
 remotes, reported in STATUS; its light comes on as the door starts to move. --control FIFO takes
 lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS; broken while closing, it reverses), "button"
-(the wall button: open, close or stop as a one-button opener does). --listen PATH replaces the pty
+(the wall button: a panel's DOOR_ACTION on the wire, then open, close or stop as a one-button opener does), "remote" (the same with nothing on the wire: a radio remote or keypad). --listen PATH replaces the pty
 with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
 socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
 on it the same way, ending when it closes. Usage: fakeopener.py --log FILE [--link PATH | --listen
@@ -210,7 +210,13 @@ class Opener:
                 # Its own safety reversal: back up to open, as a real opener does.
                 self.state, self.arrive_at = STATES["opening"], (time.monotonic() + self.args.travel_s, STATES["open"])
             self.status()
-        elif line == "button":
+        elif line in ("button", "remote"):
+            if line == "button":
+                # The wall panel's DOOR_ACTION on the wire (a toggle's press, then its release), as
+                # a real panel sends it; a radio remote or keypad moves the door with nothing on it.
+                self.panel_rolling = getattr(self, "panel_rolling", 9100) + 1
+                self.send(0x280, nibble=2, byte1=1, byte2=1, client=0x1234567, rolling=self.panel_rolling)
+                self.send(0x280, nibble=2, byte1=0, byte2=1, client=0x1234567, rolling=self.panel_rolling)
             moving = self.state in (STATES["opening"], STATES["closing"])
             self.act(3 if moving else 1 if self.state in (STATES["closed"], STATES["stopped"]) else 0)
         elif line == "garbage":

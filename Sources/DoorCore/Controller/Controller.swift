@@ -318,6 +318,9 @@ public struct Controller: Sendable {
         doors[index].door.openerReported(light: light, remotesLocked: remotesLocked)
     }
 
+    /// Door `index`'s opener's wire carried a wall button's press.
+    public mutating func openerSawWallButton(of index: Int = 0, at now: Instant) { doors[index].door.openerSawWallButton(at: now) }
+
     /// Door `index`'s opener saw motion.
     public mutating func openerSawMotion(of index: Int = 0, at now: Instant) { doors[index].door.openerSawMotion(at: now) }
 
@@ -372,6 +375,8 @@ public struct Controller: Sendable {
             doors[i].lastOpener = doors[i].pendingOpener ?? doors[i].lastOpener
             doors[i].pendingOpener = nil
         }
+        // Opened by the wall button or a remote, as the opener's wire tells.
+        for case .moved(.opening, true, let who?) in events { doors[i].lastOpener = who }
         outcome.records += tagged(events.compactMap { e in
             if group.byRequest, case .press = e { return nil }
             return e.record(at: wall, autoCloseInterval: group.autoCloseInterval)

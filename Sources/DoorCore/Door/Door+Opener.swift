@@ -60,6 +60,13 @@ extension Door {
         if remotesAsked?.locked == locked { remotesAsked = nil }
     }
 
+    /// A wall button's press on the opener's wire (another panel's, not garaged's): a move that
+    /// follows is that button's.
+    public mutating func openerSawWallButton(at now: Instant) {
+        guard sensing.opener != nil else { return }
+        wallButtonAt = now
+    }
+
     /// The opener's motion sensor saw motion: "motion" for `timing.motion` from now.
     public mutating func openerSawMotion(at now: Instant) {
         guard sensing.opener != nil else { return }

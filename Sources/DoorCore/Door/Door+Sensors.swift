@@ -68,7 +68,8 @@ extension Door {
         autoCloseAt = nil
         travelEndsAt = now + timing.moving
         enter(moving, at: now)
-        return [.moved(moving, bySomeoneElse: !ours)] + lightForMovement(at: now)
+        movedBy = ours ? nil : mover(at: now)
+        return [.moved(moving, bySomeoneElse: !ours, who: movedBy)] + lightForMovement(at: now)
     }
 
     /// The door reached an end (sensed, or inferred when the travel time was up). A press
@@ -85,7 +86,8 @@ extension Door {
             events += failed(e)
         }
         enter(end, at: now)
-        events.insert(.moved(end, bySomeoneElse: !ours), at: 0)
+        events.insert(.moved(end, bySomeoneElse: !ours, who: ours ? nil : movedBy ?? mover(at: now)), at: 0)
+        movedBy = nil
         events += cancelPending("the door reached \(end.rawValue)")
         switch end {
         case .open:
@@ -107,7 +109,25 @@ extension Door {
     mutating func stalled(at now: Instant) -> [Event] {
         enter(.stopped, at: now)
         autoCloseAt = nil
-        return [.moved(.stopped, bySomeoneElse: expectation == nil)]
+        // Stopped between the ends: by the wall button if it was just pressed, else by whoever moved it.
+        let who = expectation == nil ? (wallButtonAt.map { now - $0 <= Door.wallButtonCounts } ?? false ? mover(at: now) : movedBy ?? mover(at: now)) : nil
+        movedBy = nil
+        return [.moved(.stopped, bySomeoneElse: expectation == nil, who: who)]
+    }
+
+    /// How long after a wall button's press on the opener's wire a move no press explains
+    /// counts as that button's.
+    static let wallButtonCounts: Duration = .seconds(3)
+
+    /// Who moved the door when garaged did not, where the opener's wire tells: the wall button
+    /// if its press was seen just before, otherwise a remote or keypad (nothing on the wire).
+    /// Nil without an opener: switches cannot tell a button from a hand.
+    /// A wall button's press counts once: for the move it started.
+    mutating func mover(at now: Instant) -> String? {
+        guard sensing.opener != nil else { return nil }
+        defer { wallButtonAt = nil }
+        if let at = wallButtonAt, now - at <= Door.wallButtonCounts { return "the wall button" }
+        return "a remote or keypad"
     }
 
     /// A press that did not bring the door where it should: reported, and an automatic close

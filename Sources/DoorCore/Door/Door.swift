@@ -26,8 +26,9 @@ public struct Door: Sendable, Equatable {
         /// Press the button now: the permit is what the relay takes.
         case press(PressPermit)
         /// The door's position changed; `bySomeoneElse` when no press of garaged's explains
-        /// it (the wall button, the opener's remote, a hand).
-        case moved(DoorPosition, bySomeoneElse: Bool)
+        /// it (the wall button, the opener's remote, a hand), and `who` when an opener's wire
+        /// says which ("the wall button", "a remote or keypad").
+        case moved(DoorPosition, bySomeoneElse: Bool, who: String? = nil)
         /// The warning output (light or buzzer) goes on or off. When it goes on, the caller
         /// says when it really did (`warningShown`) or that it could not (`warningFailed`).
         case warning(on: Bool)
@@ -123,6 +124,12 @@ public struct Door: Sendable, Equatable {
     var switches = DoorSwitches()
     /// A door whose opener reports it (`DoorSensing.opener`): true while the opener answers.
     public internal(set) var openerAnswering = false
+    /// When the opener's wire last carried a wall button's press that was not garaged's: a move
+    /// no press of garaged's explains soon after was that button's.
+    var wallButtonAt: Instant?
+    /// Who is moving the door when garaged did not (the wall button, a remote), from when it
+    /// left an end until it arrives or stops.
+    var movedBy: String?
     /// Why the door's opener is off for good until garaged restarts (its kept codes are
     /// damaged): every press is refused saying so; nil while it is on.
     public internal(set) var openerOff: String?

@@ -15,9 +15,10 @@ extension Door.Event {
             case .open: return r(.open, "pressed")
             case .stop: return r(.halt, "pressed")
             }
-        case .moved(let p, bySomeoneElse: true):
-            return r(.door, p == .stopped ? "STOPPED between the ends" : "\(p.rawValue), not by garaged")
-        case .moved(.stopped, bySomeoneElse: false):
+        case .moved(let p, bySomeoneElse: true, let who):
+            let by = who.map { " (\($0))" } ?? ""
+            return r(.door, p == .stopped ? "STOPPED between the ends" + by : "\(p.rawValue), not by garaged" + by)
+        case .moved(.stopped, bySomeoneElse: false, _):
             return r(.door, "STOPPED between the ends")
         case .fault(let f):
             return r(.fault, "\(f.rawValue): \(f.explanation)")

@@ -51,6 +51,9 @@ public enum OpenerEvent: Equatable, Sendable {
     case answering(Bool)
     case openings(Int)
     case motion
+    /// Another wall panel's button press went over the wire (not garaged's): a move that
+    /// follows is "the wall button"'s; a move with nothing on the wire, a remote's or keypad's.
+    case wallButton
     /// The permit's press is over: its release was written (or could not be); the door may
     /// decide its next press.
     case pressOver(PressPermit)

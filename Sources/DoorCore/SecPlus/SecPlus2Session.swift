@@ -516,6 +516,11 @@ public struct SecPlus2Session: OpenerSession {
     /// from its answer to GET_STATUS; anything else on the wire (a wall panel) says nothing of it.
     private mutating func heard(_ packet: SecPlus2Packet, from: SecPlus2ClientID, at now: Instant, _ events: inout [OpenerEvent]) {
         let message = SecPlus2Message(SecPlus2Fields(packet))
+        if from != openerID, case .doorAction(_, pressed: true) = message {
+            // A wall panel's press (only the press, not its release): who moves the door next.
+            events.append(.wallButton)
+            return
+        }
         if from != openerID {
             // Learned from a STATUS that answers our GET_STATUS: at the start, or while the
             // opener it knew is silent (the opener was replaced).

@@ -47,8 +47,8 @@ extension DoorLoop {
                 if !doors[index].drive.ask(.remotesLocked(locked)) {
                     logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
                 }
-            case .moved(let position, let bySomeoneElse):
-                let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? "someone else (remote, button, hand)" : "garaged")]
+            case .moved(let position, let bySomeoneElse, let who):
+                let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? who ?? "someone else (remote, button, hand)" : "garaged")]
                 if bySomeoneElse {
                     logOncePerBurst(.info, "door", key: "door\(key) \(position.rawValue)", fields)
                 } else {
@@ -119,6 +119,8 @@ extension DoorLoop {
                 controller.openerCounted(openings: count, of: door)
             case .motion:
                 controller.openerSawMotion(of: door, at: now)
+            case .wallButton:
+                controller.openerSawWallButton(of: door, at: now)
             case .pressOver:
                 carryOut(controller.relayReleased(door, at: now, wall: wall))
             case .pressNotSent(let permit, let why):

@@ -135,7 +135,9 @@ extension DoorLoop {
     /// ends.
     func record(_ records: [EventRecord], summaryKey: String) {
         for r in records {
-            let which = r.kind == .fault ? r.detail?.split(separator: ":").first.map(String.init) ?? "" : ""
+            // A fault's burst is per fault; a move's per who moved it (the wall button, a remote).
+            let which = r.kind == .fault ? r.detail?.split(separator: ":").first.map(String.init) ?? ""
+                : r.kind == .door ? r.detail?.split(separator: "(").dropFirst().last.map(String.init) ?? "" : ""
             if r.importance == .kept || eventBursts.note("\(r.kind) \(summaryKey) \(r.slot ?? -1) \(which)", r, at: clock.now()) {
                 record(r)
             }

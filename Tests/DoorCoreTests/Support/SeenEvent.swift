@@ -17,7 +17,7 @@ enum Seen: Equatable {
     init(_ e: Door.Event) {
         switch e {
         case .press(let p): self = .press(p.reason)
-        case .moved(let p, let by): self = .moved(p, bySomeoneElse: by)
+        case .moved(let p, let by, _): self = .moved(p, bySomeoneElse: by)
         case .warning(let on): self = .warning(on: on)
         case .pressWarned(let p): self = .pressWarned(p)
         case .pressCancelled(let p, let why): self = .pressCancelled(p, why)
