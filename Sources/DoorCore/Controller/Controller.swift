@@ -313,6 +313,16 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.openerReported(state, obstructed: obstructed, at: now) }
     }
 
+    /// Door `index`'s opener's whole STATUS, in one call: where the door is, its photo-eyes,
+    /// its light and the lock of its remotes.
+    public mutating func openerReported(_ state: OpenerDoorState, obstructed: Bool, light: Bool, remotesLocked: Bool,
+                                        of index: Int, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { door in
+            defer { door.openerReported(light: light, remotesLocked: remotesLocked) }
+            return door.openerReported(state, obstructed: obstructed, at: now)
+        }
+    }
+
     /// The rest of door `index`'s opener's STATUS: its light and the lock of its remotes.
     public mutating func openerReported(light: Bool, remotesLocked: Bool, of index: Int = 0) {
         doors[index].door.openerReported(light: light, remotesLocked: remotesLocked)

@@ -109,8 +109,7 @@ extension DoorLoop {
                 let fields = tag + [("state", state.description), ("obstructed", obstructed ? "yes" : "no"), ("light", light ? "on" : "off"),
                                     ("locked", locked ? "yes" : "no")]
                 logOncePerBurst(.info, "opener-status", key: "opener-status " + fields.map(\.1).joined(separator: " "), fields)
-                carryOut(controller.openerReported(state, obstructed: obstructed, of: door, at: now, wall: wall))
-                controller.openerReported(light: light, remotesLocked: locked, of: door)
+                carryOut(controller.openerReported(state, obstructed: obstructed, light: light, remotesLocked: locked, of: door, at: now, wall: wall))
             case .answering(let answering):
                 carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
             case .off(let why):
