@@ -24,9 +24,10 @@ extension DoorLoop {
                 }
             case .warning(let on):
                 let drive = doors[index].drive
-                if outputs.warning == nil && drive.switchesLight {
-                    // No warn output on a door with an opener: its own light flashes, and the
-                    // warning counts from the first flash the drive wrote (`carryOut(_:door:)`).
+                if controller.doors[index].door.timing.warningFlashesLight {
+                    // The door's settings say so (an opener, no warn output): its own light
+                    // flashes, and the warning counts from the first flash the drive wrote
+                    // (`carryOut(_:door:)`).
                     if !flash(drive, on, tag) && on { warningFailed = true }
                 } else if outputs.set(.warning, on, log: log, tag) {
                     if on { controller.warningShown(index, at: clock.now()) }
