@@ -96,6 +96,9 @@ public struct Door: Sendable, Equatable {
 
     public let timing: DoorTiming
     public let sensing: DoorSensing
+    /// What the door has (its light, its opener's parts, its photo-eye, its warning), from
+    /// `timing` and `sensing`: every part's request and report asks this, never the settings.
+    public let capabilities: DoorCapabilities
     /// Which door this is (0 the first): every permit it issues names it, and a door's relay
     /// presses no other door's permit.
     public let index: Int
@@ -172,10 +175,11 @@ public struct Door: Sendable, Equatable {
         self.index = index
         self.timing = timing
         self.sensing = sensing
+        capabilities = DoorCapabilities(sensing: sensing, timing: timing)
         self.autoCloseAnyOpening = autoCloseAnyOpening
         autoCloseInterval = timing.autoClose
         // An opener's reports are its own word, already settled: nothing to debounce.
-        let debounce = sensing.opener == nil ? debounce : .zero
+        let debounce = capabilities.position == .opener ? .zero : debounce
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
         // A break counts at once: a beam broken often and briefly must not read as clear.

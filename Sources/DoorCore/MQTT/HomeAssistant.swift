@@ -24,22 +24,18 @@ public struct HomeAssistant: Sendable {
         public var id: String?
         /// Its name on the dashboard; nil: the device's.
         public var name: String?
-        /// A photo-eye is wired (`--sensor-obstruction`) or the opener has its own: the door gets
-        /// an obstruction sensor.
-        public var photoEye: Bool
-        /// garaged can switch the door's light (a wired `--light`, or the opener's): a light entity.
-        public var light: Bool
-        /// An opener on its own wire reports the door: the lock of its remotes, its motion sensor
-        /// and its count of openings.
-        public var opener: Bool
+        /// What the door has: an entity for each part (its photo-eye, its light, its opener's
+        /// lock of its remotes, motion sensor and count of openings), none for a part it lacks.
+        public var has: DoorCapabilities
 
-        public init(id: String?, name: String?, photoEye: Bool = false, light: Bool = false, opener: Bool = false) {
+        public init(id: String?, name: String?, has: DoorCapabilities = DoorCapabilities()) {
             self.id = id
             self.name = name
-            self.photoEye = photoEye || opener
-            self.light = light || opener
-            self.opener = opener
+            self.has = has
         }
+
+        var photoEye: Bool { has.obstruction != nil }
+        var light: Bool { has.light != nil }
     }
 
     public init(prefix: String, discoveryPrefix: String, node: String, name: String, commandsEnabled: Bool, version: String,
@@ -93,7 +89,7 @@ public struct HomeAssistant: Sendable {
     /// light and its remotes' lock where it has them.
     public var commandTopics: [String] {
         covers.indices.flatMap { i -> [String] in
-            [commandTopic(i)] + (covers[i].light ? [lightCommandTopic(i)] : []) + (covers[i].opener ? [remotesCommandTopic(i)] : [])
+            [commandTopic(i)] + (covers[i].light ? [lightCommandTopic(i)] : []) + (covers[i].has.remotesLock ? [remotesCommandTopic(i)] : [])
         }
     }
 
@@ -121,7 +117,7 @@ public struct HomeAssistant: Sendable {
                 default: return .unknown(expected: "ON or OFF")
                 }
             }
-            if covers[i].opener, topic == remotesCommandTopic(i) {
+            if covers[i].has.remotesLock, topic == remotesCommandTopic(i) {
                 switch text {
                 case HomeAssistant.lock: return .ask(.remotes(locked: true, door: i))
                 case HomeAssistant.unlock: return .ask(.remotes(locked: false, door: i))
@@ -168,11 +164,12 @@ public struct HomeAssistant: Sendable {
             }
             if let light = status.light { values.append((lightTopic(door), light ? HomeAssistant.on : HomeAssistant.off)) }
             if let opener = status.opener {
-                if let locked = opener.remotesLocked {
+                let has = status.capabilities
+                if has.remotesLock, let locked = opener.remotesLocked {
                     values.append((remotesTopic(door), locked ? HomeAssistant.locked : HomeAssistant.unlocked))
                 }
-                values.append((motionTopic(door), opener.motion ? HomeAssistant.on : HomeAssistant.off))
-                if let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
+                if has.motion { values.append((motionTopic(door), opener.motion == true ? HomeAssistant.on : HomeAssistant.off)) }
+                if has.openings, let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
             }
         }
         return values
@@ -250,7 +247,7 @@ public struct HomeAssistant: Sendable {
                     ? entity("light", "light", "Light", state + [("command_topic", .string(lightCommandTopic(i)))])
                     : entity("binary_sensor", "light", "Light", [("device_class", .string("light"))] + state))
             }
-            if door.opener {
+            if door.has.remotesLock {
                 // Without commands the lock is a sensor too; its `lock` class is on when unlocked.
                 let lockFields: [(String, JSONValue)] = commandsEnabled
                     ? [("state_topic", .string(remotesTopic(i))), ("command_topic", .string(remotesCommandTopic(i))),
@@ -260,10 +257,14 @@ public struct HomeAssistant: Sendable {
                     : [("device_class", .string("lock")), ("state_topic", .string(remotesTopic(i))),
                        ("payload_on", .string(HomeAssistant.unlocked)), ("payload_off", .string(HomeAssistant.locked))]
                 documents.append(entity(commandsEnabled ? "lock" : "binary_sensor", "remotes", "Remotes lock", lockFields))
+            }
+            if door.has.motion {
                 documents.append(entity("binary_sensor", "motion", "Motion", [
                     ("device_class", .string("motion")), ("state_topic", .string(motionTopic(i))),
                     ("payload_on", .string(HomeAssistant.on)), ("payload_off", .string(HomeAssistant.off)),
                 ]))
+            }
+            if door.has.openings {
                 documents.append(entity("sensor", "openings", "Openings", [
                     ("state_topic", .string(openingsTopic(i))), ("state_class", .string("total_increasing")),
                     ("icon", .string("mdi:counter")),
@@ -285,23 +286,24 @@ public struct HomeAssistant: Sendable {
         "\(discoveryPrefix)/\(component)/\(node)/\(covers[door].id.map { "\($0)_" } ?? "")\(object)/config"
     }
 
-    /// Every discovery topic and retained value an opener's or a light's entities can have for
-    /// door `door`, whatever the config: what is cleared where this config has none of them.
-    private func openerAndLightTopics(_ door: Int) -> (light: [String], opener: [String]) {
-        ([configTopic("light", door, "light"), configTopic("binary_sensor", door, "light"), lightTopic(door)],
-         [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes"), configTopic("binary_sensor", door, "motion"),
-          configTopic("sensor", door, "openings"), remotesTopic(door), motionTopic(door), openingsTopic(door)])
+    /// Every discovery topic a part's entity can have for door `door`, whatever the config, and
+    /// its retained value: what is cleared where this config's door lacks the part.
+    private func partTopics(_ door: Int) -> [(part: DoorCapabilities.Part, configs: [String], value: String)] {
+        [(.light, [configTopic("light", door, "light"), configTopic("binary_sensor", door, "light")], lightTopic(door)),
+         (.remotesLock, [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes")], remotesTopic(door)),
+         (.motion, [configTopic("binary_sensor", door, "motion")], motionTopic(door)),
+         (.openings, [configTopic("sensor", door, "openings")], openingsTopic(door))]
     }
 
-    /// The light's and the opener's entities that this config does not have (another door's
-    /// config, or commands switched on or off, may have left them retained): cleared at each
-    /// connect so Home Assistant drops them, as `withoutPhotoEye` is.
+    /// The entities of parts this config's doors lack, and the discovery a part's other form
+    /// left (another door's config, or commands switched on or off, may have left them
+    /// retained): cleared at each connect so Home Assistant drops them, as `withoutPhotoEye` is.
     public var withoutEntities: [String] {
         let kept = Set(discovery().map(\.topic))
         return covers.indices.flatMap { i -> [String] in
-            let (light, opener) = openerAndLightTopics(i)
-            return (covers[i].light ? [] : [lightTopic(i)]) + (covers[i].opener ? [] : [remotesTopic(i), motionTopic(i), openingsTopic(i)])
-                + (light + opener).filter { $0.hasSuffix("/config") && !kept.contains($0) }
+            let parts = partTopics(i)
+            return parts.filter { !covers[i].has.has($0.part) }.map(\.value)
+                + parts.flatMap(\.configs).filter { !kept.contains($0) }
         }
     }
 
