@@ -124,6 +124,7 @@ final class DoorCapabilitiesTests: XCTestCase {
         XCTAssertEqual(v.retained(at: t(0)), ["lockout", "state", "last_opened_by", "fault", "obstruction", "light", "remotes"])
         XCTAssertTrue(v.ha.withoutEntities.contains("garaged/d/motion"))
         XCTAssertTrue(v.ha.withoutEntities.contains("homeassistant/sensor/d/openings/config"))
+        XCTAssertTrue(v.ha.withoutEntities.contains("homeassistant/sensor/d/battery/config"))
 
         XCTAssertEqual(v.controller.handle(Array("12345Lremotes unlock".utf8), from: owner, at: t(10)).replies, [.ok])
     }
@@ -137,8 +138,50 @@ final class DoorCapabilitiesTests: XCTestCase {
         let v = try Views(d)
         XCTAssertEqual(v.record(at: t(0))["opener"]?.serialized,
                        #"{"protocol":"secplus2","device":"/dev/ttyS0","state":"connected","remotes_locked":false,"motion":false,"openings":12}"#)
-        XCTAssertEqual(try v.homeKitTypes().services, ["3E", "A2", "41", "43", "85"])
-        XCTAssertEqual(v.discovered, ["door", "last_opened_by", "lockout", "fault", "obstruction", "light", "remotes", "motion", "openings"])
+        XCTAssertEqual(try v.homeKitTypes().services, ["3E", "A2", "41", "43", "85", "96"], "its battery's BatteryService too")
+        XCTAssertEqual(v.discovered, ["door", "last_opened_by", "lockout", "fault", "obstruction", "light", "remotes", "motion", "openings",
+                                      "battery"])
         XCTAssertEqual(v.ha.withoutEntities.filter { !$0.hasSuffix("/config") }, [], "no value to clear: it has every part")
+    }
+
+    /// Issue 38, item 2: the opener's backup battery is the door's where its kind has one: in
+    /// the status record once said (absent before), HomeKit's BatteryService (level, charging
+    /// state, never low: the opener says no more), Home Assistant's sensor; a Security+ 1.0
+    /// door ignores it.
+    func testTheBackupBatteryIsInEveryViewOnceSaid() throws {
+        var v = try Views(Door(timing: timing, sensing: .reported(by: "x", device: "/dev/ttyS0"), at: t(0)))
+        _ = v.controller.openerReported(.closed, obstructed: false, at: t(0))
+        let unsaid = v.controller.snapshot(at: t(0))
+        XCTAssertNil(unsaid.doors[0].opener?.battery)
+        XCTAssertNil(v.record(at: t(0))["opener"]?["battery"], "absent until the opener says it")
+        XCTAssertFalse(v.retained(at: t(0)).contains("battery"))
+        let level = HAPCharacteristic.batteryLevel(door: 0), charging = HAPCharacteristic.chargingState(door: 0)
+        let low = HAPCharacteristic.statusLowBattery(door: 0)
+        let before = HAPDoorView(unsaid.doors[0])
+        XCTAssertEqual([level, charging, low].map { $0.value(in: before) }, [.number(0), .number(2), .number(0)],
+                       "not said: no level, not chargeable, not low")
+
+        v.controller.openerReported(battery: .charging, of: 0)
+        let said = v.controller.snapshot(at: t(10))
+        XCTAssertEqual(v.record(at: t(10))["opener"]?["battery"], .string("charging"))
+        XCTAssertEqual(v.ha.retained(from: unsaid, to: said, at: t(10)).map { "\($0.topic)=\($0.value)" }, ["garaged/d/battery=charging"])
+        XCTAssertEqual([level, charging, low].map { $0.value(in: HAPDoorView(said.doors[0])) }, [.number(50), .number(1), .number(0)])
+        v.controller.openerReported(battery: .full, of: 0)
+        let full = HAPDoorView(v.controller.snapshot(at: t(20)).doors[0])
+        XCTAssertEqual([level, charging, low].map { $0.value(in: full) }, [.number(100), .number(0), .number(0)])
+        v.controller.openerReported(battery: nil, of: 0)
+        XCTAssertNil(v.record(at: t(30))["opener"]?["battery"], "it said it does not know: absent again")
+
+        let chars = try XCTUnwrap(JSONParser.parse(v.database.document { _ in .number(0) }.serialized)["accessories"]?.arrayValue?.first?["services"]?
+            .arrayValue?.first { $0["type"]?.stringValue == "96" }?["characteristics"]?.arrayValue)
+        XCTAssertEqual(chars.compactMap { $0["type"]?.stringValue }, ["68", "8F", "79", "23"])
+        XCTAssertEqual(chars[0]["unit"]?.stringValue, "percentage")
+        XCTAssertEqual(chars[0]["maxValue"]?.intValue, 100)
+        XCTAssertEqual(chars[1]["maxValue"]?.intValue, 2)
+        XCTAssertEqual(chars.prefix(3).map { $0["perms"]?.arrayValue?.compactMap(\.stringValue) ?? [] }, [["pr", "ev"], ["pr", "ev"], ["pr", "ev"]])
+
+        var one = Door(timing: timing, sensing: .reported(by: "y", kind: .secPlus1), at: t(0))
+        one.openerReported(battery: .full)
+        XCTAssertNil(one.battery, "Security+ 1.0 has no battery on its wire")
     }
 }

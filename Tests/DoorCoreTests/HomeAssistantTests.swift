@@ -102,7 +102,7 @@ final class HomeAssistantTests: XCTestCase {
                                            "homeassistant/sensor/d/lockout/config", "homeassistant/sensor/d/fault/config",
                                            "homeassistant/binary_sensor/d/obstruction/config", "homeassistant/light/d/light/config",
                                            "homeassistant/lock/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
-                                           "homeassistant/sensor/d/openings/config"])
+                                           "homeassistant/sensor/d/openings/config", "homeassistant/sensor/d/battery/config"])
         func doc(_ topic: String, in docs: [(topic: String, payload: JSONValue)]) throws -> JSONValue {
             try XCTUnwrap(docs.first { $0.topic == topic }?.payload, topic)
         }
@@ -117,7 +117,11 @@ final class HomeAssistantTests: XCTestCase {
         assertStrings(motion, ["device_class": "motion", "state_topic": "garaged/d/motion"])
         let openings = try doc("homeassistant/sensor/d/openings/config", in: docs)
         assertStrings(openings, ["state_class": "total_increasing", "state_topic": "garaged/d/openings"])
-        for entity in [light, lock, motion, openings] {
+        let battery = try doc("homeassistant/sensor/d/battery/config", in: docs)
+        assertStrings(battery, ["name": "Backup battery", "unique_id": "garaged_d_door_battery", "state_topic": "garaged/d/battery",
+                                "device_class": "enum"])
+        XCTAssertEqual(battery["options"], .array([.string("charging"), .string("full")]))
+        for entity in [light, lock, motion, openings, battery] {
             for key in ["availability_topic", "payload_available", "payload_not_available", "device"] { XCTAssertEqual(entity[key], cover[key], key) }
         }
         XCTAssertEqual(on.commandTopics, ["garaged/d/command", "garaged/d/light/set", "garaged/d/remotes/set"])
@@ -149,10 +153,10 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertTrue(wired.withoutEntities.contains("homeassistant/lock/d/remotes/config"))
         let plain = ha(commands: true, [.init(id: nil, name: nil)])
         XCTAssertEqual(Set(plain.withoutEntities), [
-            "garaged/d/light", "garaged/d/remotes", "garaged/d/motion", "garaged/d/openings",
+            "garaged/d/light", "garaged/d/remotes", "garaged/d/motion", "garaged/d/openings", "garaged/d/battery",
             "homeassistant/light/d/light/config", "homeassistant/binary_sensor/d/light/config", "homeassistant/lock/d/remotes/config",
             "homeassistant/binary_sensor/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
-            "homeassistant/sensor/d/openings/config",
+            "homeassistant/sensor/d/openings/config", "homeassistant/sensor/d/battery/config",
         ])
         let named = ha(commands: true, [.init(id: "left", name: nil), .init(id: "gate", name: nil, has: .opener())])
         XCTAssertTrue(named.formerSingleDoor.contains("homeassistant/lock/d/remotes/config"), "the one door's, cleared")

@@ -73,6 +73,12 @@ extension Door {
         self.openings = openings
     }
 
+    /// The opener's backup battery (nil: it said it does not know), for a door whose opener has one.
+    public mutating func openerReported(battery: OpenerBattery?) {
+        guard capabilities.battery else { return }
+        self.battery = battery
+    }
+
     /// How long an ask of the opener's remotes counts as what they will be before its STATUS
     /// says so: a repeat meanwhile asks nothing; past it, the ask is taken as lost, and a repeat
     /// asks again. A real opener answers in well under a second.
@@ -120,7 +126,8 @@ extension Door {
         guard capabilities.position == .opener else { return nil }
         return OpenerStatus(protocolName: sensing.openerKind?.id ?? "", device: sensing.openerDevice ?? "",
                             state: openerReady ? "connected" : openerOff != nil ? "off" : fault == .openerSilent ? "silent" : "connecting",
-                            remotesLocked: remotesLocked, motion: motion(at: now), openings: openings)
+                            remotesLocked: remotesLocked, motion: motion(at: now), openings: openings,
+                            battery: capabilities.battery ? battery : nil)
     }
 
     /// The opener's first word on where the door rests, since the door was made: where it was

@@ -136,6 +136,8 @@ public struct Door: Sendable, Equatable {
     var remotesAsked: RemotesAsk?
     /// Its count of openings, as it last said; nil until then.
     public internal(set) var openings: Int?
+    /// Its backup battery, as it last said; nil until it said charging or full.
+    public internal(set) var battery: OpenerBattery?
     /// Until when its motion sensor reads motion; nil when it saw none.
     public internal(set) var motionUntil: Instant?
     /// A door whose opener reports it: true once the opener said where the door is (its first

@@ -45,6 +45,11 @@ public enum HAPCharacteristic: Equatable, Sendable {
     case lockTargetState(door: Int)
     /// An opener's motion sensor.
     case motionDetected(door: Int)
+    /// An opener's backup battery (BatteryService): BatteryLevel (a percentage), ChargingState
+    /// (0 not charging, 1 charging, 2 not chargeable) and StatusLowBattery (0 normal, 1 low).
+    case batteryLevel(door: Int)
+    case chargingState(door: Int)
+    case statusLowBattery(door: Int)
 
     public var readable: Bool { self != .identify }
     public var writable: Bool {
@@ -55,7 +60,8 @@ public enum HAPCharacteristic: Equatable, Sendable {
     }
     public var notifies: Bool {
         switch self {
-        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn, .lockCurrentState, .lockTargetState, .motionDetected:
+        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn, .lockCurrentState, .lockTargetState, .motionDetected,
+             .batteryLevel, .chargingState, .statusLowBattery:
             return true
         default: return false
         }
@@ -64,7 +70,8 @@ public enum HAPCharacteristic: Equatable, Sendable {
     public var door: Int? {
         switch self {
         case .currentDoorState(let d), .targetDoorState(let d), .obstructionDetected(let d), .lightOn(let d),
-             .lockCurrentState(let d), .lockTargetState(let d), .motionDetected(let d):
+             .lockCurrentState(let d), .lockTargetState(let d), .motionDetected(let d), .batteryLevel(let d), .chargingState(let d),
+             .statusLowBattery(let d):
             return d
         default: return nil
         }
@@ -73,7 +80,8 @@ public enum HAPCharacteristic: Equatable, Sendable {
 
 /// The accessory database `GET /accessories` answers: a GarageDoorOpener service per door, and
 /// only what the door has (`DoorCapabilities`): a Lightbulb for its light, the lock of its
-/// opener's remotes on the door's service, a MotionSensor for the opener's motion sensor),
+/// opener's remotes on the door's service, a MotionSensor for the opener's motion sensor, a
+/// BatteryService for its backup battery),
 /// AccessoryInformation, HAP's protocol information; with
 /// several doors a bridge (aid 1) and an accessory per door (aid 2 on). The instance ids are
 /// fixed by the layout, so a controller's cached ids stay right across restarts; any change of
@@ -177,6 +185,12 @@ public struct HAPDatabase: Sendable {
             members += [("minValue", .number(0)), ("maxValue", .number(1)), ("minStep", .number(1))]
         case .lockCurrentState:
             members += [("minValue", .number(0)), ("maxValue", .number(3)), ("minStep", .number(1))]
+        case .batteryLevel:
+            members += [("minValue", .number(0)), ("maxValue", .number(100)), ("minStep", .number(1)), ("unit", .string("percentage"))]
+        case .chargingState:
+            members += [("minValue", .number(0)), ("maxValue", .number(2)), ("minStep", .number(1))]
+        case .statusLowBattery:
+            members += [("minValue", .number(0)), ("maxValue", .number(1)), ("minStep", .number(1))]
         case .text(let s):
             members.append(("maxLen", .number(Int64(max(64, s.utf8.count)))))
         default: break
@@ -188,7 +202,8 @@ public struct HAPDatabase: Sendable {
         switch c {
         case .identify, .obstructionDetected, .lightOn, .motionDetected: return "bool"
         case .text: return "string"
-        case .currentDoorState, .targetDoorState, .lockCurrentState, .lockTargetState: return "uint8"
+        case .currentDoorState, .targetDoorState, .lockCurrentState, .lockTargetState, .batteryLevel, .chargingState, .statusLowBattery:
+            return "uint8"
         }
     }
 
@@ -205,7 +220,9 @@ public struct HAPDatabase: Sendable {
     }
 
     /// GarageDoorOpener (iid 16, with the lock of an opener's remotes at 21 and 22), with a
-    /// light a Lightbulb (iid 32), with an opener's motion sensor a MotionSensor (iid 48).
+    /// light a Lightbulb (iid 32), with an opener's motion sensor a MotionSensor (iid 48), with
+    /// its backup battery a BatteryService (iid 64: BatteryLevel, ChargingState, StatusLowBattery,
+    /// all three required by HAP's definition of the service).
     static func door(_ index: Int, _ d: Door, aid: Int, from base: Int) -> [Service] {
         func c(_ iid: Int, _ type: String, _ k: HAPCharacteristic) -> Entry { Entry(id: HAPCharacteristicID(aid: aid, iid: iid), type: type, characteristic: k) }
         var services = [Service(iid: base, type: "41", primary: true, characteristics: [
@@ -223,6 +240,12 @@ public struct HAPDatabase: Sendable {
         if d.has.motion {
             services.append(Service(iid: base + 32, type: "85", primary: false, characteristics: [
                 c(base + 33, "22", .motionDetected(door: index)), c(base + 34, "23", .text(d.name + " motion")),
+            ]))
+        }
+        if d.has.battery {
+            services.append(Service(iid: base + 48, type: "96", primary: false, characteristics: [
+                c(base + 49, "68", .batteryLevel(door: index)), c(base + 50, "8F", .chargingState(door: index)),
+                c(base + 51, "79", .statusLowBattery(door: index)), c(base + 52, "23", .text(d.name + " battery")),
             ]))
         }
         return services

@@ -85,6 +85,8 @@ public struct HomeAssistant: Sendable {
     public func motionTopic(_ door: Int = 0) -> String { base(door) + "/motion" }
     /// The opener's count of openings, a number, retained once the opener said it.
     public func openingsTopic(_ door: Int = 0) -> String { base(door) + "/openings" }
+    /// The opener's backup battery, `charging` or `full`, retained once the opener said it.
+    public func batteryTopic(_ door: Int = 0) -> String { base(door) + "/battery" }
     /// Every command topic garaged subscribes to with commands on: each door's cover, and its
     /// light and its remotes' lock where it has them.
     public var commandTopics: [String] {
@@ -150,7 +152,8 @@ public struct HomeAssistant: Sendable {
     /// The retained values Home Assistant shows, from the snapshot: the lockout once (`none`, or
     /// each locked channel with its seconds), then each door's cover state, who last opened it,
     /// its fault, the photo-eye's beam when the door has one, its light when it has one, and what
-    /// its opener says (the lock of its remotes and the count of openings once said, its motion).
+    /// its opener says of the parts it has (the lock of its remotes, the count of openings and the
+    /// backup battery once said, its motion).
     public func retained(_ snapshot: StatusSnapshot, at now: Instant) -> [(topic: String, value: String)] {
         let locked = snapshot.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
         var values: [(topic: String, value: String)] = [(lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", "))]
@@ -170,6 +173,7 @@ public struct HomeAssistant: Sendable {
                 }
                 if has.motion { values.append((motionTopic(door), opener.motion == true ? HomeAssistant.on : HomeAssistant.off)) }
                 if has.openings, let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
+                if has.battery, let battery = opener.battery { values.append((batteryTopic(door), battery.rawValue)) }
             }
         }
         return values
@@ -187,7 +191,8 @@ public struct HomeAssistant: Sendable {
 
     /// The retained discovery documents: a cover per door with its last opener, its fault,
     /// (with a photo-eye) its obstruction, (with a light garaged switches) its light, (with an
-    /// opener) the lock of its remotes, its motion and its openings, and the PIN lockout, all on one device. Publish each
+    /// opener, each where it has it) the lock of its remotes, its motion, its openings and its backup battery, and the PIN
+    /// lockout, all on one device. Publish each
     /// to its topic; an empty payload would remove it.
     public func discovery() -> [(topic: String, payload: JSONValue)] {
         let device: JSONValue = .object([
@@ -270,6 +275,13 @@ public struct HomeAssistant: Sendable {
                     ("icon", .string("mdi:counter")),
                 ]))
             }
+            if door.has.battery {
+                // An enum sensor: Home Assistant shows the state and knows the two it may take.
+                documents.append(entity("sensor", "battery", "Backup battery", [
+                    ("state_topic", .string(batteryTopic(i))), ("device_class", .string("enum")),
+                    ("options", .array(OpenerBattery.allCases.map { .string($0.rawValue) })), ("icon", .string("mdi:car-battery")),
+                ]))
+            }
         }
         // The device's lockout: after the one door's opener as before doors had names, else last.
         let lockout = sensor("lockout", "PIN lockout", lockoutTopic, "mdi:lock-alert")
@@ -292,7 +304,8 @@ public struct HomeAssistant: Sendable {
         [(.light, [configTopic("light", door, "light"), configTopic("binary_sensor", door, "light")], lightTopic(door)),
          (.remotesLock, [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes")], remotesTopic(door)),
          (.motion, [configTopic("binary_sensor", door, "motion")], motionTopic(door)),
-         (.openings, [configTopic("sensor", door, "openings")], openingsTopic(door))]
+         (.openings, [configTopic("sensor", door, "openings")], openingsTopic(door)),
+         (.battery, [configTopic("sensor", door, "battery")], batteryTopic(door))]
     }
 
     /// The entities of parts this config's doors lack, and the discovery a part's other form
@@ -316,10 +329,11 @@ public struct HomeAssistant: Sendable {
         return ["\(discoveryPrefix)/cover/\(node)/door/config", "\(discoveryPrefix)/sensor/\(node)/last_opened_by/config",
                 "\(discoveryPrefix)/sensor/\(node)/fault/config", "\(discoveryPrefix)/binary_sensor/\(node)/obstruction/config",
                 base + "/state", base + "/last_opened_by", base + "/fault", base + "/obstruction",
-                base + "/command", base + "/light", base + "/remotes", base + "/motion", base + "/openings",
+                base + "/command", base + "/light", base + "/remotes", base + "/motion", base + "/openings", base + "/battery",
                 "\(discoveryPrefix)/light/\(node)/light/config", "\(discoveryPrefix)/binary_sensor/\(node)/light/config",
                 "\(discoveryPrefix)/lock/\(node)/remotes/config", "\(discoveryPrefix)/binary_sensor/\(node)/remotes/config",
                 "\(discoveryPrefix)/binary_sensor/\(node)/motion/config", "\(discoveryPrefix)/sensor/\(node)/openings/config",
+                "\(discoveryPrefix)/sensor/\(node)/battery/config",
         ].filter { !kept.contains($0) }
     }
 

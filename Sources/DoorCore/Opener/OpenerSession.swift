@@ -51,6 +51,8 @@ public enum OpenerEvent: Equatable, Sendable {
     case answering(Bool)
     case openings(Int)
     case motion
+    /// The opener's backup battery, as it said it; nil: it said it does not know.
+    case battery(OpenerBattery?)
     /// The permit's press is over: its release was written (or could not be); the door may
     /// decide its next press.
     case pressOver(PressPermit)

@@ -22,6 +22,9 @@ public struct SecPlus2Session: OpenerSession {
         /// Heard nothing from the opener this long: ask again (a quiet line is normal; this long
         /// a quiet one may be a cut wire).
         public var askAgainAfter: Duration = .seconds(360)
+        /// How often the backup battery is asked, from the opener's first answer on (a wall panel
+        /// asks about once a day, ratgdo every 55 minutes); an opener without one may never answer.
+        public var askBatteryEvery: Duration = .seconds(3600)
         /// How long the light stays on, then off, while it flashes as the warning.
         public var flashEvery: Duration = .milliseconds(500)
         /// The first flash not on the wire this long after the warning was asked: nobody is warned.
@@ -100,6 +103,10 @@ public struct SecPlus2Session: OpenerSession {
     private var nextAsk: Instant
     private var statusAnswered = false
     private var openingsAnswered = false
+    /// When the backup battery is asked next: set once the opener first answers.
+    private var nextBatteryAsk: Instant?
+    /// BATTERY's byte1 as last heard, to say a change once.
+    private var lastBattery: UInt8?
     private var askedSince: Instant?
     private var lastHeard: Instant?
     private var toldAnswering: Bool?
@@ -198,6 +205,7 @@ public struct SecPlus2Session: OpenerSession {
         summarise(at: now, &events)
         keepCodesAhead(at: now, &events)
         askIfDue(at: now)
+        askBatteryIfDue(at: now)
         if let asked = askedSince, now - asked >= timing.silentAfter, toldAnswering != false {
             toldAnswering = false
             events.append(.note(.init(.warning, "opener-silent", [
@@ -328,6 +336,7 @@ public struct SecPlus2Session: OpenerSession {
         if cannotSpeak == nil {
             if !(statusAnswered && openingsAnswered) { consider(nextAsk) }
             if statusAnswered, let heard = lastHeard { consider(heard + timing.askAgainAfter) }
+            consider(nextBatteryAsk)
             if let asked = askedSince, toldAnswering != false { consider(asked + timing.silentAfter) }
         } else {
             consider(nextAsk)
@@ -400,6 +409,15 @@ public struct SecPlus2Session: OpenerSession {
         if !openingsAnswered, !queue.contains(where: { $0.purpose == .ask(.getOpenings) }) { _ = enqueue(.getOpenings, .ask(.getOpenings)) }
         if askedSince == nil { askedSince = now }
         nextAsk = now + (now - started < timing.earlyPeriod ? timing.askEarly : timing.askLater)
+    }
+
+    /// Asks the backup battery once the opener first answered, then every `askBatteryEvery`, as
+    /// a wall panel asks it (nibble 5), after the status and the openings; its answer (or its
+    /// silence, without a battery) says nothing of whether the opener answers.
+    private mutating func askBatteryIfDue(at now: Instant) {
+        guard cannotSpeak == nil, let at = nextBatteryAsk, now >= at else { return }
+        if !queue.contains(where: { $0.purpose == .ask(.getBattery) }) { _ = enqueue(.getBattery, nibble: 5, .ask(.getBattery)) }
+        nextBatteryAsk = now + timing.askBatteryEvery
     }
 
     private mutating func restartAsking(at now: Instant) {
@@ -535,6 +553,8 @@ public struct SecPlus2Session: OpenerSession {
         case .status(let state, let light, let locked, let obstructed, _):
             // Only a STATUS that names the door's state answers the ask.
             if state != .unknown { statusAnswered = true }
+            // The battery is asked once the opener first answers, then every askBatteryEvery.
+            if state != .unknown, nextBatteryAsk == nil { nextBatteryAsk = now }
             // At an end after moving: the count of openings changed, ask it again.
             if (state == .open || state == .closed), let last = lastState, last != state {
                 openingsAnswered = false
@@ -549,6 +569,15 @@ public struct SecPlus2Session: OpenerSession {
             events.append(.openings(count))
         case .motion:
             events.append(.motion)
+        case .battery(let byte1):
+            // Asked or not: the opener may say it by itself too.
+            if byte1 != lastBattery {
+                lastBattery = byte1
+                let said = OpenerBattery(secPlus2: byte1)
+                events.append(.note(.init(said == nil ? .warning : .info, "opener-battery", [
+                    ("device", device), ("battery", said?.rawValue ?? "not known (\(byte1): 6 is charging, 8 full)")])))
+            }
+            events.append(.battery(OpenerBattery(secPlus2: byte1)))
         default:
             break
         }

@@ -82,7 +82,8 @@ public struct DoorStatus: Equatable, Sendable {
 
 /// What a door's opener on its own wire says besides where the door is (its `opener` object in
 /// the status record): how it is spoken to, whether it answers, and, where the opener has them,
-/// the lock of its remotes and keypads, its motion sensor and its count of openings.
+/// the lock of its remotes and keypads, its motion sensor, its count of openings and its backup
+/// battery.
 public struct OpenerStatus: Equatable, Sendable {
     /// `secplus2`, and the serial device.
     public var protocolName: String
@@ -97,14 +98,18 @@ public struct OpenerStatus: Equatable, Sendable {
     public var motion: Bool?
     /// Nil until the opener said (or when it counts none).
     public var openings: Int?
+    /// Its backup battery; nil until it said charging or full (or when it has none).
+    public var battery: OpenerBattery?
 
-    public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool?, openings: Int?) {
+    public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool?, openings: Int?,
+                battery: OpenerBattery? = nil) {
         self.protocolName = protocolName
         self.device = device
         self.state = state
         self.remotesLocked = remotesLocked
         self.motion = motion
         self.openings = openings
+        self.battery = battery
     }
 
     /// Its object in the status record: a part the door lacks (`has`) is not in it at all; one it
@@ -114,6 +119,8 @@ public struct OpenerStatus: Equatable, Sendable {
         if has.remotesLock { members.append(("remotes_locked", remotesLocked.map { .bool($0) } ?? .null)) }
         if has.motion { members.append(("motion", .bool(motion ?? false))) }
         if has.openings { members.append(("openings", openings.map { .number(Int64($0)) } ?? .null)) }
+        // Absent until the opener says charging or full: HomeKit and Home Assistant say nothing either.
+        if has.battery, let battery { members.append(("battery", .string(battery.rawValue))) }
         return .object(members)
     }
 }

@@ -93,6 +93,7 @@ extension GaragePins {
             if let locked = opener["remotes_locked"] { rows.append(["remotes", locked.boolValue.map { $0 ? "locked" : "unlocked" } ?? "not said yet"]) }
             if let motion = opener["motion"]?.boolValue { rows.append(["motion", motion ? "seen" : "none"]) }
             if let openings = opener["openings"] { rows.append(["openings", openings.intValue.map(String.init) ?? "not said yet"]) }
+            if let battery = opener["battery"]?.stringValue { rows.append(["battery", battery]) }
             return rows
         }
 

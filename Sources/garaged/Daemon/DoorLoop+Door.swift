@@ -119,6 +119,8 @@ extension DoorLoop {
                 controller.openerCounted(openings: count, of: door)
             case .motion:
                 controller.openerSawMotion(of: door, at: now)
+            case .battery(let battery):
+                controller.openerReported(battery: battery, of: door)
             case .pressOver:
                 carryOut(controller.relayReleased(door, at: now, wall: wall))
             case .pressNotSent(let permit, let why):

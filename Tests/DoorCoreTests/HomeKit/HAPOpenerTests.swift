@@ -19,7 +19,8 @@ final class HAPOpenerTests: XCTestCase {
         XCTAssertEqual(db.characteristic(id(1, 22)), .lockTargetState(door: 0))
         XCTAssertEqual(db.characteristic(id(1, 33)), .lightOn(door: 0))
         XCTAssertEqual(db.characteristic(id(1, 49)), .motionDetected(door: 0))
-        XCTAssertEqual(db.notifying.map(\.0), [id(1, 17), id(1, 18), id(1, 19), id(1, 21), id(1, 22), id(1, 33), id(1, 49)])
+        XCTAssertEqual(db.notifying.map(\.0), [id(1, 17), id(1, 18), id(1, 19), id(1, 21), id(1, 22), id(1, 33), id(1, 49),
+                                               id(1, 65), id(1, 66), id(1, 67)])
         XCTAssertTrue(HAPCharacteristic.lockTargetState(door: 0).writable)
         XCTAssertFalse(HAPCharacteristic.lockCurrentState(door: 0).writable)
         XCTAssertFalse(HAPCharacteristic.motionDetected(door: 0).writable)

@@ -95,7 +95,8 @@ final class SecPlus2SessionTests: XCTestCase {
         return permit!
     }
 
-    /// Starts a session whose opener answered: status asked and answered (closed), openings too.
+    /// Starts a session whose opener answered: status asked and answered (closed), openings too,
+    /// and its backup battery asked (at 35 ms, code 3; an opener without one never answers).
     private func answered(_ codes: MemoryCodes = MemoryCodes()) -> SecPlus2Session {
         var s = session(codes)
         let first = run(&s, at: t(0))
@@ -103,6 +104,7 @@ final class SecPlus2SessionTests: XCTestCase {
         _ = s.received(status(.closed), at: t(10))
         XCTAssertEqual(run(&s, at: t(20)).written.map(\.command), [.getOpenings])
         _ = s.received(packet(.openings, byte2: 7, from: opener), at: t(30))
+        XCTAssertEqual(run(&s, at: t(35)).written.map(\.command), [.getBattery], "then the battery")
         return s
     }
 
@@ -152,13 +154,40 @@ final class SecPlus2SessionTests: XCTestCase {
         XCTAssertNil(s.openerID)
     }
 
+    /// Issue 38: the backup battery is asked (GET_BATTERY, nibble 5) once the opener first
+    /// answered and then every hour; its BATTERY, asked or not, is the door's (6 charging, 8
+    /// full, anything else not known), and a change is said once in the log.
+    func testTheBatteryIsAskedHourlyAndItsAnswerIsTheDoors() {
+        var s = answered()
+        let ask = run(&s, at: t(35)).written
+        XCTAssertEqual(ask, [], "asked once at 35 ms, not again at once")
+        var charging = s.received(packet(.battery, byte1: 6, from: opener, rolling: 501), at: t(50))
+        XCTAssertEqual(charging.popLast(), .battery(.charging))
+        XCTAssertEqual(charging.map { if case .note(let n) = $0 { n.event } else { "" } }, ["opener-battery"])
+        XCTAssertEqual(s.received(packet(.battery, byte1: 6, from: opener, rolling: 502), at: t(60)), [.battery(.charging)],
+                       "the same again: no second log line")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 6, from: panel, rolling: 503), at: t(70)), [], "another device's says nothing")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 8, from: opener, rolling: 504), at: t(80)).last, .battery(.full),
+                       "unasked: the opener may say it by itself")
+        let unknown = s.received(packet(.battery, byte1: 0, from: opener, rolling: 505), at: t(90))
+        XCTAssertEqual(unknown.last, .battery(nil), "0: it does not know")
+        XCTAssertTrue(unknown.contains { if case .note(let n) = $0 { n.level == .warning } else { false } }, "\(unknown)")
+
+        let halfAnHour = run(&s, at: t(1_800_000)).written + run(&s, at: t(1_800_005)).written
+        XCTAssertEqual(halfAnHour.filter { $0.command == .getBattery }, [], "not before the hour")
+        // An hour on: asked again (the status is asked again too after six minutes of quiet).
+        _ = s.received(status(.closed), at: t(3_599_000))
+        let hourly = run(&s, at: t(3_600_035)).written + run(&s, at: t(3_600_040)).written
+        XCTAssertEqual(hourly.filter { $0.command == .getBattery }.map(\.nibble), [5], "\(hourly.map(\.command))")
+    }
+
     /// H2: a packet with garaged's id is its echo only if it carries a code garaged just wrote.
     func testAnEchoIsOnlyACodeJustWritten() {
         let codes = MemoryCodes()
         var s = answered(codes)
         // The echo of the GET_OPENINGS written at 20 ms (code 2) says nothing.
         XCTAssertEqual(s.received(packet(.getOpenings, from: codes.client, rolling: 2), at: t(40)), [])
-        XCTAssertEqual(codes.next, 3)
+        XCTAssertEqual(codes.next, 4)
     }
 
     /// H2: another device's packet with garaged's id and a code above garaged's: the opener would
