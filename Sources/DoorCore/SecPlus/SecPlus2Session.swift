@@ -105,8 +105,10 @@ public struct SecPlus2Session: OpenerSession {
     private var openingsAnswered = false
     /// When the backup battery is asked next: set once the opener first answers.
     private var nextBatteryAsk: Instant?
-    /// BATTERY's byte1 as last heard, to say a change once.
+    /// BATTERY's byte1 as last heard, and when a change was last said: a change is said at most
+    /// once a `summaryEvery` (anyone on the wire can make it flap).
     private var lastBattery: UInt8?
+    private var batterySaidAt: Instant?
     private var askedSince: Instant?
     private var lastHeard: Instant?
     private var toldAnswering: Bool?
@@ -571,8 +573,9 @@ public struct SecPlus2Session: OpenerSession {
             events.append(.motion)
         case .battery(let byte1):
             // Asked or not: the opener may say it by itself too.
-            if byte1 != lastBattery {
+            if byte1 != lastBattery, batterySaidAt.map({ now - $0 >= Self.summaryEvery }) ?? true {
                 lastBattery = byte1
+                batterySaidAt = now
                 let said = OpenerBattery(secPlus2: byte1)
                 events.append(.note(.init(said == nil ? .warning : .info, "opener-battery", [
                     ("device", device), ("battery", said?.rawValue ?? "not known (\(byte1): 6 is charging, 8 full)")])))

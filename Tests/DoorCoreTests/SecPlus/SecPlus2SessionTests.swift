@@ -169,9 +169,11 @@ final class SecPlus2SessionTests: XCTestCase {
         XCTAssertEqual(s.received(packet(.battery, byte1: 6, from: panel, rolling: 503), at: t(70)), [], "another device's says nothing")
         XCTAssertEqual(s.received(packet(.battery, byte1: 8, from: opener, rolling: 504), at: t(80)).last, .battery(.full),
                        "unasked: the opener may say it by itself")
-        let unknown = s.received(packet(.battery, byte1: 0, from: opener, rolling: 505), at: t(90))
-        XCTAssertEqual(unknown.last, .battery(nil), "0: it does not know")
-        XCTAssertTrue(unknown.contains { if case .note(let n) = $0 { n.level == .warning } else { false } }, "\(unknown)")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 0, from: opener, rolling: 505), at: t(90)), [.battery(nil)],
+                       "0: it does not know; a change within the minute is not said again (anyone on the wire can make it flap)")
+        let unknown = s.received(packet(.battery, byte1: 0, from: opener, rolling: 506), at: t(60_050))
+        XCTAssertEqual(unknown.last, .battery(nil))
+        XCTAssertTrue(unknown.contains { if case .note(let n) = $0 { n.level == .warning } else { false } }, "said a minute on: \(unknown)")
 
         let halfAnHour = run(&s, at: t(1_800_000)).written + run(&s, at: t(1_800_005)).written
         XCTAssertEqual(halfAnHour.filter { $0.command == .getBattery }, [], "not before the hour")
