@@ -86,8 +86,8 @@ extension Door {
 
     /// Locks (true) or unlocks the opener's remotes and keypads: a command to the opener, which
     /// confirms it in its STATUS. ERR CMD for a door without that lock (`capabilities`), saying
-    /// so; OK with nothing asked
-    /// when the remotes are, or were just asked to be, so already (`remotesWillBe`); ERR RATE
+    /// so; OK with nothing asked when the remotes are, or were just asked to be, so already
+    /// (`remotesWillBe`); ERR RATE
     /// for a change the caller may not make now (`mayChange`: its channel's allowance). It
     /// needs only an opener that answers, not `openerReady`: it moves nothing, and the opener's
     /// STATUS confirms it.

@@ -25,7 +25,8 @@ public struct HomeAssistant: Sendable {
         /// Its name on the dashboard; nil: the device's.
         public var name: String?
         /// What the door has: an entity for each part (its photo-eye, its light, its opener's
-        /// lock of its remotes, motion sensor and count of openings), none for a part it lacks.
+        /// lock of its remotes, motion sensor, count of openings and backup battery), none for a
+        /// part it lacks.
         public var has: DoorCapabilities
 
         public init(id: String?, name: String?, has: DoorCapabilities = DoorCapabilities()) {
