@@ -39,8 +39,9 @@ struct DaemonOptions: ParsableArguments {
 
     /// Sends one command (about `door`, the first when nil) and returns the replies, or throws
     /// the daemon's refusal. `lacking` is for a command a door may lack the part for (a light,
-    /// an opener): such a door answers ERR CMD, and `lacking` says what is missing and how to
-    /// add it, instead of "unknown command".
+    /// an opener's lock): such a door answers ERR CMD with garaged's words for what its table of
+    /// parts lacks (`DoorCapabilities.lacking`), which are printed; `lacking` says it instead of
+    /// "unknown command" for a garaged that gives none.
     func send(_ command: Command, door: DoorChoice? = nil, lacking: (() -> String)? = nil) throws(CLIError) -> [String] {
         try ask(command, door: door, lacking: lacking).records
     }
@@ -56,7 +57,9 @@ struct DaemonOptions: ParsableArguments {
             if let words = Reply.reason(in: record) { answer.reason = words.escapingControlCharacters } else { answer.records.append(record) }
         }
         if let last = answer.records.last, last.hasPrefix("ERR") {
-            if let lacking, Reply.error(in: last)?.code == .command { throw .refused(lacking()) }
+            if let lacking, Reply.error(in: last)?.code == .command {
+                throw .refused(answer.reason.map { CLIError.explain(last, reason: $0) } ?? lacking())
+            }
             throw .refused(CLIError.explain(last, reason: answer.reason))
         }
         return answer

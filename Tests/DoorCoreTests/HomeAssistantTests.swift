@@ -29,7 +29,7 @@ final class HomeAssistantTests: XCTestCase {
     /// gets none, and its topics are listed to be cleared (a config from before may have left them).
     func testAPhotoEyeIsAProblemSensorOnlyWhereOneIsWired() throws {
         let one = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
-                                commandsEnabled: false, version: "0", covers: [.init(id: nil, name: nil, photoEye: true)])
+                                commandsEnabled: false, version: "0", covers: [.init(id: nil, name: nil, has: .relay(photoEye: true))])
         let docs = one.discovery()
         XCTAssertEqual(docs.map(\.topic), ["homeassistant/cover/d/door/config", "homeassistant/sensor/d/last_opened_by/config",
                                            "homeassistant/sensor/d/lockout/config", "homeassistant/sensor/d/fault/config",
@@ -53,7 +53,7 @@ final class HomeAssistantTests: XCTestCase {
 
         let two = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
                                 commandsEnabled: false, version: "0",
-                                covers: [.init(id: "left", name: nil), .init(id: "gate", name: "Front gate", photoEye: true)])
+                                covers: [.init(id: "left", name: nil), .init(id: "gate", name: "Front gate", has: .relay(photoEye: true))])
         let eyes = two.discovery().filter { $0.topic.contains("binary_sensor") }
         XCTAssertEqual(eyes.map(\.topic), ["homeassistant/binary_sensor/d/gate_obstruction/config"], "the gate's only")
         XCTAssertEqual(eyes.first?.payload["name"]?.stringValue, "Front gate: obstruction")
@@ -73,7 +73,7 @@ final class HomeAssistantTests: XCTestCase {
                                    DoorUnit(door: Door(timing: timing, sensing: DoorSensing(obstructionSwitch: true), index: 1), id: "gate")],
                            store: MemoryStore())
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: false,
-                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, photoEye: true)])
+                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, has: .relay(photoEye: true))])
         func beam(_ door: Int, at ms: Int) -> [String] {
             ha.retained(c.snapshot(at: t(ms)), at: t(ms)).filter { $0.topic.hasSuffix("/obstruction") && $0.topic.contains(door == 0 ? "/left/" : "/gate/") }.map { "\($0.topic)=\($0.value)" }
         }
@@ -96,13 +96,13 @@ final class HomeAssistantTests: XCTestCase {
             HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: commands,
                           version: "0", covers: covers)
         }
-        let on = ha(commands: true, [.init(id: nil, name: nil, opener: true)])
+        let on = ha(commands: true, [.init(id: nil, name: nil, has: .opener())])
         let docs = on.discovery()
         XCTAssertEqual(docs.map(\.topic), ["homeassistant/cover/d/door/config", "homeassistant/sensor/d/last_opened_by/config",
                                            "homeassistant/sensor/d/lockout/config", "homeassistant/sensor/d/fault/config",
                                            "homeassistant/binary_sensor/d/obstruction/config", "homeassistant/light/d/light/config",
                                            "homeassistant/lock/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
-                                           "homeassistant/sensor/d/openings/config"])
+                                           "homeassistant/sensor/d/openings/config", "homeassistant/sensor/d/battery/config"])
         func doc(_ topic: String, in docs: [(topic: String, payload: JSONValue)]) throws -> JSONValue {
             try XCTUnwrap(docs.first { $0.topic == topic }?.payload, topic)
         }
@@ -117,7 +117,11 @@ final class HomeAssistantTests: XCTestCase {
         assertStrings(motion, ["device_class": "motion", "state_topic": "garaged/d/motion"])
         let openings = try doc("homeassistant/sensor/d/openings/config", in: docs)
         assertStrings(openings, ["state_class": "total_increasing", "state_topic": "garaged/d/openings"])
-        for entity in [light, lock, motion, openings] {
+        let battery = try doc("homeassistant/sensor/d/battery/config", in: docs)
+        assertStrings(battery, ["name": "Backup battery", "unique_id": "garaged_d_door_battery", "state_topic": "garaged/d/battery",
+                                "device_class": "enum"])
+        XCTAssertEqual(battery["options"], .array([.string("charging"), .string("full")]))
+        for entity in [light, lock, motion, openings, battery] {
             for key in ["availability_topic", "payload_available", "payload_not_available", "device"] { XCTAssertEqual(entity[key], cover[key], key) }
         }
         XCTAssertEqual(on.commandTopics, ["garaged/d/command", "garaged/d/light/set", "garaged/d/remotes/set"])
@@ -126,7 +130,7 @@ final class HomeAssistantTests: XCTestCase {
                        "the read-only forms a config without commands left")
 
         // Without commands: nothing to command, so the light and the lock are binary sensors.
-        let off = ha(commands: false, [.init(id: "gate", name: "Front gate", opener: true)])
+        let off = ha(commands: false, [.init(id: "gate", name: "Front gate", has: .opener())])
         let read = off.discovery()
         XCTAssertFalse(read.contains { $0.payload["command_topic"] != nil }, "no command topic anywhere")
         let readLight = try doc("homeassistant/binary_sensor/d/gate_light/config", in: read)
@@ -141,7 +145,7 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertEqual(off.withoutEntities, ["homeassistant/light/d/gate_light/config", "homeassistant/lock/d/gate_remotes/config"])
 
         // A wired light alone: a light, no lock, motion nor openings; a plain door: none, all cleared.
-        let wired = ha(commands: true, [.init(id: nil, name: nil, light: true)])
+        let wired = ha(commands: true, [.init(id: nil, name: nil, has: .relay(light: true))])
         XCTAssertEqual(wired.discovery().map(\.topic).filter { !$0.contains("/sensor/") && !$0.contains("/cover/") },
                        ["homeassistant/light/d/light/config"])
         XCTAssertEqual(wired.commandTopics, ["garaged/d/command", "garaged/d/light/set"])
@@ -149,12 +153,12 @@ final class HomeAssistantTests: XCTestCase {
         XCTAssertTrue(wired.withoutEntities.contains("homeassistant/lock/d/remotes/config"))
         let plain = ha(commands: true, [.init(id: nil, name: nil)])
         XCTAssertEqual(Set(plain.withoutEntities), [
-            "garaged/d/light", "garaged/d/remotes", "garaged/d/motion", "garaged/d/openings",
+            "garaged/d/light", "garaged/d/remotes", "garaged/d/motion", "garaged/d/openings", "garaged/d/battery",
             "homeassistant/light/d/light/config", "homeassistant/binary_sensor/d/light/config", "homeassistant/lock/d/remotes/config",
             "homeassistant/binary_sensor/d/remotes/config", "homeassistant/binary_sensor/d/motion/config",
-            "homeassistant/sensor/d/openings/config",
+            "homeassistant/sensor/d/openings/config", "homeassistant/sensor/d/battery/config",
         ])
-        let named = ha(commands: true, [.init(id: "left", name: nil), .init(id: "gate", name: nil, opener: true)])
+        let named = ha(commands: true, [.init(id: "left", name: nil), .init(id: "gate", name: nil, has: .opener())])
         XCTAssertTrue(named.formerSingleDoor.contains("homeassistant/lock/d/remotes/config"), "the one door's, cleared")
         XCTAssertTrue(named.formerSingleDoor.contains("garaged/d/openings"))
         XCTAssertTrue(named.withoutEntities.contains("homeassistant/lock/d/left_remotes/config"))
@@ -166,7 +170,7 @@ final class HomeAssistantTests: XCTestCase {
     /// refused with what it takes, and a topic that is not a command topic is not a command.
     func testCommandsOfTheLightAndTheLockAreParsedPerDoor() {
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: true,
-                               version: "0", covers: [.init(id: "left", name: nil, light: true), .init(id: "gate", name: nil, opener: true)])
+                               version: "0", covers: [.init(id: "left", name: nil, has: .relay(light: true)), .init(id: "gate", name: nil, has: .opener())])
         func parse(_ topic: String, _ payload: String) -> HomeAssistant.Parsed { ha.parse(topic: topic, payload: Array(payload.utf8)) }
         XCTAssertEqual(parse("garaged/d/gate/command", "OPEN"), .ask(.move(.open, door: 1)))
         XCTAssertEqual(parse("garaged/d/left/command", "open"), .unknown(expected: "OPEN, CLOSE or STOP"))
@@ -188,11 +192,11 @@ final class HomeAssistantTests: XCTestCase {
         let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: nil)
         var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4),
                            doors: [DoorUnit(door: Door(timing: timing), id: "left"),
-                                   DoorUnit(door: Door(timing: timing, sensing: .reported(by: "opener", protocol: "secplus2", device: "/dev/pty"),
+                                   DoorUnit(door: Door(timing: timing, sensing: .reported(by: "opener", device: "/dev/pty"),
                                                        index: 1), id: "gate")],
                            store: MemoryStore())
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: true,
-                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, opener: true)])
+                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil, has: .opener())])
         let kept = ["/light", "/remotes", "/motion", "/openings", "/obstruction"]
         func values(_ snapshot: StatusSnapshot, _ old: StatusSnapshot? = nil, at ms: Int) -> [String] {
             ha.retained(from: old, to: snapshot, at: t(ms)).filter { v in kept.contains { v.topic.hasSuffix($0) } }.map { "\($0.topic)=\($0.value)" }

@@ -70,7 +70,7 @@ final class LocalCommandTests: XCTestCase {
         XCTAssertEqual(texts(&c, "abcdeLlist", local), ["ERR PIN"], "a user PIN may not list")
         XCTAssertEqual(c.handle(Array("abcdeLstatus".utf8), from: local, at: t(0)).query, .status,
                        "any PIN may read the status, which the daemon answers from the status value")
-        XCTAssertEqual(c.snapshot(at: t(0)).record(door: 0, at: t(0)).serialized, #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}},"mode":"believed","sensors":{"closed":null,"open":null},"fault":null,"auto_close_interval_s":null,"hold_s":null,"warning":false,"light":null,"open_s":null,"last_opened_by":null}"#)
+        XCTAssertEqual(c.snapshot(at: t(0)).record(door: 0, at: t(0)).serialized, #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}},"mode":"believed","parts":{},"sensors":{"closed":null,"open":null},"fault":null,"auto_close_interval_s":null,"hold_s":null,"warning":false,"light":null,"open_s":null,"last_opened_by":null}"#)
 
         labels.failing = true
         XCTAssertEqual(texts(&c, "12345Ladd fghij Bob", local), ["ERR STORE"])

@@ -84,10 +84,10 @@ final class OpenerReportTests: XCTestCase {
         XCTAssertEqual(d.nextDeadline, t(61_000), "the loop wakes when motion ends")
         XCTAssertEqual(d.openerStatus(at: t(60_999))?.motion, true)
         _ = d.advance(to: t(61_000))
-        XCTAssertEqual(d.openerStatus(at: t(61_000)), OpenerStatus(protocolName: "", device: "", state: "connected", remotesLocked: nil,
+        XCTAssertEqual(d.openerStatus(at: t(61_000)), OpenerStatus(protocolName: "secplus2", device: "", state: "connected", remotesLocked: nil,
                                                                     motion: false, openings: 41))
         var c = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
-                           door: Door(timing: timing, sensing: .reported(by: "x", protocol: "secplus2", device: "/dev/ttyS0"), at: t(0)),
+                           door: Door(timing: timing, sensing: .reported(by: "x", device: "/dev/ttyS0"), at: t(0)),
                            store: MemoryStore())
         XCTAssertEqual(c.snapshot(at: t(0)).record(door: 0, at: t(0))["opener"]?.serialized,
                        #"{"protocol":"secplus2","device":"/dev/ttyS0","state":"connecting","remotes_locked":null,"motion":false,"openings":null}"#)

@@ -23,3 +23,20 @@ final class MemoryDoorState: DoorStateSaving, @unchecked Sendable {
 
     func save(closeFailed: Bool, at time: Int64) throws(StoreError) { saved.append(closeFailed) }
 }
+
+extension DoorCapabilities {
+    /// A relay door's table, through the one derivation: a wired light and photo-eye where asked.
+    static func relay(light: Bool = false, photoEye: Bool = false) -> DoorCapabilities {
+        var timing = DoorTiming.book
+        timing.light = light ? .seconds(60) : nil
+        return DoorCapabilities(sensing: DoorSensing(obstructionSwitch: photoEye), timing: timing)
+    }
+
+    /// An opener door's table, of `kind`, warned by the opener's light.
+    static func opener(_ kind: OpenerKind = .secPlus2) -> DoorCapabilities {
+        var timing = DoorTiming.book
+        timing.warning = .seconds(5)
+        timing.warningFlashesLight = true
+        return DoorCapabilities(sensing: .reported(by: "the \(kind.title) opener on /dev/ttyS0", kind: kind), timing: timing)
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 @testable import GaragedKit
 import XCTest
+import DoorCore
 
 /// `garaged doctor`'s checks, run in process against files in a temporary folder: a secret
 /// other users can read is a FAIL naming the fix, and a private one passes.
@@ -171,5 +172,33 @@ final class DoctorCheckTests: XCTestCase {
         var none = DoctorReport()
         DoctorChecks(settings: try GaragedTests.settings(base), root: quiet).bluetooth(into: &none)
         XCTAssertFalse(none.text.contains("bluetoothd"), none.text)
+    }
+    /// Issue 38: each door's parts come from one table built from its settings and its opener's
+    /// kind, and doctor says them: a relay door with nothing wired has none; a wired light,
+    /// photo-eye and warning are the door's own; a Security+ 2.0 opener brings all of its.
+    func testEachDoorsPartsComeFromItsSettingsAndDoctorSaysThem() throws {
+        let dir = try TempFolder()
+        let bare = try settings(in: dir)
+        XCTAssertEqual(bare.doors[0].capabilities, DoorCapabilities(position: .believed))
+        let wired = try GaragedTests.settings(["--pins", dir.file("pins"), "--socket", dir.file("s.sock"), "--no-ble",
+                                               "--relay", "sim:\(dir.file("relay.trace"))", "--light", "sim:\(dir.file("light"))",
+                                               "--warn", "sim:\(dir.file("warn"))", "--sensor-obstruction", "sim:\(dir.file("eye"))"])
+        XCTAssertEqual(wired.doors[0].capabilities, DoorCapabilities(position: .believed, light: .wired, obstruction: .wired, warning: .output))
+        let opener = try GaragedTests.settings(["--pins", dir.file("pins"), "--socket", dir.file("s.sock"), "--no-ble",
+                                                "--opener", "secplus2:\(dir.file("tty"))"])
+        XCTAssertEqual(opener.doors[0].capabilities, DoorCapabilities(position: .opener, light: .opener, remotesLock: true, motion: true,
+                                                                      obstruction: .opener, openings: true, battery: true,
+                                                                      warning: .openerLight, openerTitle: "Security+ 2.0"))
+        var report = DoctorReport()
+        DoctorChecks(settings: bare).parts(into: &report)
+        DoctorChecks(settings: wired).parts(into: &report)
+        DoctorChecks(settings: opener).parts(into: &report)
+        XCTAssertEqual(report.text, """
+            ok    parts: no light, photo-eye, warning or opener
+            ok    parts: a light, a photo-eye, a warning output
+            ok    parts: the opener's light, the lock of the opener's remotes, the opener's motion sensor, the opener's photo-eyes, the opener's count of openings, the opener's backup battery, a warning by the opener's light
+            all well: garaged can start.
+
+            """)
     }
 }

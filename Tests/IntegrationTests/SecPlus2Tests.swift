@@ -23,8 +23,9 @@ final class SecPlus2Tests: GaragedTestCase {
         try initTable()
         try startOpener()
         let daemon = try startGaragedWithOpener()
-        _ = waitUntil("GET_STATUS and GET_OPENINGS", timeout: .seconds(5)) {
-            Set(openerPackets().compactMap(\.name)).isSuperset(of: ["GET_STATUS", "GET_OPENINGS"])
+        // The battery is asked once the opener answered (issue 38): the last ask before the press.
+        _ = waitUntil("GET_STATUS, GET_OPENINGS and GET_BATTERY", timeout: .seconds(5)) {
+            Set(openerPackets().compactMap(\.name)).isSuperset(of: ["GET_STATUS", "GET_OPENINGS", "GET_BATTERY"])
         }
         _ = waitUntil("the opener's STATUS in the log", timeout: .seconds(5)) { daemon.log.contains("opener-status door=1 state=closed") }
         let before = openerPackets()
@@ -302,7 +303,9 @@ final class SecPlus2Tests: GaragedTestCase {
         try initTable()
         try startOpener()
         let daemon = try startGaragedWithOpener()
-        _ = waitUntil("the opener's STATUS", timeout: .seconds(5)) { daemon.log.contains("opener-status door=1 state=closed") }
+        _ = waitUntil("the opener's STATUS, then the battery asked", timeout: .seconds(5)) {
+            daemon.log.contains("opener-status door=1 state=closed") && openerPackets().contains { $0.name == "GET_BATTERY" }
+        }
         let asked = openerPackets().count
         let result = try doctorWithOpener(openerLink)
         XCTAssertTrue(result.out.contains("garaged is running (pid \(daemon.process.pid)) and holds it: that's fine"), result.out)

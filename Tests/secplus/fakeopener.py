@@ -14,11 +14,15 @@ Each packet's log line has "start" (the read that brought its first byte) and "e
 last byte went back). LIGHT and LOCK (0 off, 1 on, 2 toggle) switch its light and the lock of its
 remotes, reported in STATUS; its light comes on as the door starts to move. --control FIFO takes
 lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in STATUS; broken while closing, it reverses), "button"
-(the wall button: a panel's DOOR_ACTION on the wire, then open, close or stop as a one-button opener does), "remote" (the same with nothing on the wire: a radio remote or keypad). --listen PATH replaces the pty
+(the wall button: a panel's DOOR_ACTION on the wire, then open, close or stop as a one-button opener
+does), "remote" (the same with nothing on the wire: a radio remote or keypad), and "battery charging" or
+"battery full" (its backup battery's state, said at once in a BATTERY packet). GET_BATTERY is
+answered with BATTERY (byte1 6 charging, 8 full) only with --battery charging|full, the state it
+starts with: without it the fake has no battery and answers nothing. --listen PATH replaces the pty
 with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
 socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
 on it the same way, ending when it closes. Usage: fakeopener.py --log FILE [--link PATH | --listen
-PATH] [--travel-s S] [--state closed] [--control FIFO]
+PATH] [--travel-s S] [--state closed] [--control FIFO] [--battery charging|full]
 [--busy-s S] [--echo-status] [--answer-ms 5]"""
 import argparse, fcntl, json, os, random, select, signal, socket, sys, time, tty
 
@@ -28,7 +32,9 @@ ORDERS = {0: (0, 2, 1), 1: (2, 0, 1), 2: (0, 1, 2), 4: (1, 2, 0), 5: (1, 0, 2), 
 # Indicator bits 4-7: which positions (first, second, third) are inverted.
 INVERTS = {0: (1, 1, 0), 1: (0, 1, 0), 2: (0, 0, 1), 4: (1, 1, 1), 5: (1, 0, 1), 6: (0, 1, 1), 8: (1, 0, 0), 9: (0, 0, 0), 10: (1, 0, 1)}
 NAMES = {0x080: "GET_STATUS", 0x081: "STATUS", 0x280: "DOOR_ACTION", 0x281: "LIGHT", 0x18C: "LOCK", 0x285: "MOTION",
-         0x48B: "GET_OPENINGS", 0x48C: "OPENINGS"}
+         0x48B: "GET_OPENINGS", 0x48C: "OPENINGS", 0x09C: "GET_BATTERY", 0x09D: "BATTERY"}
+# BATTERY's byte1 (homekit-ratgdo32's Packet.h): 6 charging, 8 full.
+BATTERY = {"charging": 6, "full": 8}
 STATES = {"unknown": 0, "open": 1, "closed": 2, "stopped": 3, "opening": 4, "closing": 5}
 
 
@@ -142,6 +148,7 @@ class Opener:
         self.first = 0.0
         self.arrive_at = None  # (time, state) the moving door reaches
         self.openings = 17
+        self.battery = args.battery  # None: no battery, GET_BATTERY goes unanswered
         self.muted = args.mute
         self.light = self.locked = self.obstructed = False
         self.control_fd = None
@@ -201,8 +208,13 @@ class Opener:
     def switch(self, current, nibble):
         return {0: False, 1: True, 2: not current}.get(nibble, current)
 
-    def control(self, line):
-        if line == "motion":
+    def control(self, words):
+        line, arg = words[0], (words[1] if len(words) > 1 else "")
+        if line == "battery":
+            self.battery = arg if arg in BATTERY else None
+            if self.battery:
+                self.send(0x09D, byte1=BATTERY[self.battery])
+        elif line == "motion":
             self.send(0x285)
         elif line in ("obstruct", "clear"):
             self.obstructed = line == "obstruct"
@@ -280,6 +292,8 @@ class Opener:
             self.status()
         elif command == 0x48B:
             self.send(0x48C, byte1=self.openings >> 8, byte2=self.openings & 0xFF)
+        elif command == 0x09C and self.battery:
+            self.send(0x09D, byte1=BATTERY[self.battery])
         elif command == 0x281:
             self.light = self.switch(self.light, nibble)
             self.status()
@@ -327,8 +341,9 @@ class Opener:
             ready, _, _ = select.select([self.master] + ([self.control_fd] if self.control_fd is not None else []), [],
                                         [], max(0.0, timeout))
             if self.control_fd is not None and self.control_fd in ready:
-                for line in os.read(self.control_fd, 4096).decode(errors="replace").split():
-                    self.control(line)
+                for line in os.read(self.control_fd, 4096).decode(errors="replace").splitlines():
+                    if line.split():
+                        self.control(line.split())
                 ready = [r for r in ready if r != self.control_fd]
             now = time.monotonic()
             if self.busy_now(now):
@@ -390,6 +405,7 @@ def main():
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
     p.add_argument("--control", help="a FIFO of commands: motion, obstruct, clear, button")
+    p.add_argument("--battery", choices=sorted(BATTERY), help="a backup battery in this state, said when asked (GET_BATTERY)")
     p.add_argument("--writes", help="log each packet it sends (its name, when it went out) as a JSON line here")
     p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
     p.add_argument("--busy-s", type=float, default=0.0)

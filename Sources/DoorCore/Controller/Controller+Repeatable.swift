@@ -25,7 +25,7 @@ extension Controller {
 
     /// The one judgement of a lock or unlock of the opener's remotes, for the PIN line
     /// (`Lremotes`, `slot` its PIN's) and the channels alike: the door's word (ERR CMD without
-    /// an opener, ERR FAULT while it is silent, OK with nothing asked when nothing would
+    /// that lock, saying what the door lacks, ERR FAULT while it is silent, OK with nothing asked when nothing would
     /// change); a change spends `source`'s allowance (`RequestRates.remoteLocks`), since each is
     /// kept in the history; a refusal says why; and the history's record, named by `source`.
     mutating func askRemotes(_ locked: Bool, from source: RequestSource, slot: Int?, at now: Instant, wall: Int64,
@@ -36,7 +36,7 @@ extension Controller {
         if changed { _ = rates.spend(.remotes, for: key, at: now) }
         switch decision.reply {
         case .error(.command):
-            outcome.refusal = "the door has no opener whose remotes garaged could lock (only a door with opener = secplus2:DEVICE in its config has one)"
+            outcome.refusal = decision.words
         case .error(.fault):
             outcome.refusal = "the door's opener does not answer; check its wiring, then ask again"
         case .error(.rate):

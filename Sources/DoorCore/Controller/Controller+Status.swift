@@ -3,10 +3,10 @@ extension Controller {
     /// Door `index`'s status at `now`.
     public func status(_ index: Int = 0, at now: Instant) -> DoorStatus {
         let door = doors[index].door
-        return DoorStatus(position: door.position, heading: door.heading, sensing: door.sensing,
+        return DoorStatus(position: door.position, heading: door.heading, capabilities: door.capabilities,
                           closedSwitch: door.isActive(.closed), openSwitch: door.isActive(.open),
                           obstructed: door.isActive(.obstruction), fault: door.fault, closeFailed: door.closeFailed,
-                          warningOn: door.warningOn, light: door.hasLight ? door.lightOn : nil,
+                          warningOn: door.warningOn, light: door.capabilities.light != nil ? door.lightOn : nil,
                           holdUntil: door.holdUntil, autoCloseInterval: door.autoCloseInterval,
                           closesAt: door.closesAt(at: now), openSince: door.openSince,
                           lastOpener: doors[index].lastOpener, opener: door.openerStatus(at: now),

@@ -337,8 +337,11 @@ public struct Controller: Sendable {
     /// Door `index`'s opener's count of openings.
     public mutating func openerCounted(openings: Int, of index: Int = 0) { doors[index].door.openerCounted(openings: openings) }
 
+    /// Door `index`'s opener's backup battery, as it said it (nil: it does not know).
+    public mutating func openerReported(battery: OpenerBattery?, of index: Int = 0) { doors[index].door.openerReported(battery: battery) }
+
     /// Door `index`'s opener is off until garaged restarts, and why.
-    public mutating func openerOff(_ why: String, of index: Int, at now: Instant, wall: Int64 = 0) -> Outcome {
+    public mutating func openerOff(_ why: String?, of index: Int, at now: Instant, wall: Int64 = 0) -> Outcome {
         input(index, at: now, wall: wall) { $0.openerOff(why) }
     }
 

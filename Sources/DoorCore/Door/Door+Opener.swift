@@ -6,9 +6,9 @@ extension Door {
     /// The end that is no longer true is released before the one that now is, so an opener
     /// seen going straight from one end to the other never reads as both ends at once.
     public mutating func openerReported(_ state: OpenerDoorState, obstructed: Bool, at now: Instant) -> [Event] {
-        guard sensing.opener != nil else { return [] }
+        guard capabilities.position == .opener else { return [] }
         var events = openerAnswered(true)
-        events += sensor(.obstruction, active: obstructed, at: now)
+        if capabilities.obstruction == .opener { events += sensor(.obstruction, active: obstructed, at: now) }
         if state != .unknown { openerHeard = true }
         if !openerFound && state != .unknown {
             openerFound = true
@@ -46,15 +46,16 @@ extension Door {
     }
 
     /// The rest of the opener's STATUS: its light (the opener switches it itself as the door
-    /// moves, and reports it) and the lock of its remotes and keypads.
+    /// moves, and reports it) and the lock of its remotes and keypads, each where the door has it.
     public mutating func openerReported(light: Bool, remotesLocked locked: Bool) {
-        guard sensing.opener != nil else { return }
-        if lightOn != light {
+        guard capabilities.position == .opener else { return }
+        if capabilities.light == .opener, lightOn != light {
             lightOn = light
             // The opener's own light: its own timer, not garaged's.
             lightOffAt = nil
             lightManual = light
         }
+        guard capabilities.remotesLock else { return }
         remotesLocked = locked
         // Confirmed; a STATUS sent before the ask reached the opener confirms nothing.
         if remotesAsked?.locked == locked { remotesAsked = nil }
@@ -69,14 +70,20 @@ extension Door {
 
     /// The opener's motion sensor saw motion: "motion" for `timing.motion` from now.
     public mutating func openerSawMotion(at now: Instant) {
-        guard sensing.opener != nil else { return }
+        guard capabilities.motion else { return }
         motionUntil = now + timing.motion
     }
 
     /// The opener's count of openings.
     public mutating func openerCounted(openings: Int) {
-        guard sensing.opener != nil else { return }
+        guard capabilities.openings else { return }
         self.openings = openings
+    }
+
+    /// The opener's backup battery (nil: it said it does not know), for a door whose opener has one.
+    public mutating func openerReported(battery: OpenerBattery?) {
+        guard capabilities.battery else { return }
+        self.battery = battery
     }
 
     /// How long an ask of the opener's remotes counts as what they will be before its STATUS
@@ -85,14 +92,17 @@ extension Door {
     public static let openerConfirmsWithin: Duration = .seconds(5)
 
     /// Locks (true) or unlocks the opener's remotes and keypads: a command to the opener, which
-    /// confirms it in its STATUS. ERR CMD for a door without an opener; OK with nothing asked
-    /// when the remotes are, or were just asked to be, so already (`remotesWillBe`); ERR RATE
+    /// confirms it in its STATUS. ERR CMD for a door without that lock (`capabilities`), saying
+    /// so; OK with nothing asked when the remotes are, or were just asked to be, so already
+    /// (`remotesWillBe`); ERR RATE
     /// for a change the caller may not make now (`mayChange`: its channel's allowance). It
     /// needs only an opener that answers, not `openerReady`: it moves nothing, and the opener's
     /// STATUS confirms it.
     public mutating func lockRemotes(_ locked: Bool, at now: Instant, mayChange: Bool = true) -> Decision {
         let events = advance(to: now)
-        guard sensing.opener != nil else { return Decision(reply: .error(.command), events: events) }
+        guard capabilities.remotesLock else {
+            return Decision(reply: .error(.command), events: events, because: capabilities.lacking(.remotesLock))
+        }
         guard openerAnswering else { return Decision(reply: .error(.fault), events: events) }
         guard remotesWillBe(at: now) != locked else { return Decision(reply: .ok, events: events) }
         guard mayChange else { return Decision(reply: .error(.rate), events: events) }
@@ -107,12 +117,9 @@ extension Door {
         return remotesLocked
     }
 
-    /// Whether the door has a light garaged can switch: a wired one, or its opener's.
-    var hasLight: Bool { timing.light != nil || sensing.opener != nil }
-
-    /// Whether the opener's motion sensor reads motion at `now` (nil without an opener).
+    /// Whether the opener's motion sensor reads motion at `now` (nil without one).
     public func motion(at now: Instant) -> Bool? {
-        guard sensing.opener != nil else { return nil }
+        guard capabilities.motion else { return nil }
         return motionUntil.map { now < $0 } ?? false
     }
 
@@ -123,10 +130,11 @@ extension Door {
 
     /// The opener's part of the door's status, nil without one.
     public func openerStatus(at now: Instant) -> OpenerStatus? {
-        guard sensing.opener != nil else { return nil }
-        return OpenerStatus(protocolName: sensing.openerProtocol ?? "", device: sensing.openerDevice ?? "",
+        guard capabilities.position == .opener else { return nil }
+        return OpenerStatus(protocolName: sensing.openerKind?.id ?? "", device: sensing.openerDevice ?? "",
                             state: openerReady ? "connected" : openerOff != nil ? "off" : fault == .openerSilent ? "silent" : "connecting",
-                            remotesLocked: remotesLocked, motion: motion(at: now) ?? false, openings: openings)
+                            remotesLocked: remotesLocked, motion: motion(at: now), openings: openings,
+                            battery: capabilities.battery ? battery : nil)
     }
 
     /// The opener's first word on where the door rests, since the door was made: where it was
@@ -152,17 +160,18 @@ extension Door {
 
     /// The opener cannot be spoken to safely until garaged restarts (its kept codes are
     /// damaged): every press is refused with `why`; the door reads as its opener silent.
-    public mutating func openerOff(_ why: String) -> [Event] {
-        guard sensing.opener != nil else { return [] }
+    /// Nil: it can be spoken to again (its device is back); it must then answer as after silence.
+    public mutating func openerOff(_ why: String?) -> [Event] {
+        guard capabilities.position == .opener else { return [] }
         openerOff = why
-        return openerAnswered(false)
+        return why == nil ? [] : openerAnswered(false)
     }
 
     /// Whether the opener answers: a door whose opener went silent has the fault
     /// `opener-silent` and takes no press until it answers again and says where the door is
     /// (`openerReady`, the gate's rule 6b).
     public mutating func openerAnswered(_ answering: Bool) -> [Event] {
-        guard sensing.opener != nil else { return [] }
+        guard capabilities.position == .opener else { return [] }
         openerAnswering = answering
         if answering {
             if fault == .openerSilent { fault = nil }

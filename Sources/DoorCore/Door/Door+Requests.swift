@@ -116,15 +116,15 @@ extension Door {
         return Decision(reply: .ok, events: events)
     }
 
-    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light;
+    /// `L=1`/`L=0`: the light on until switched off, or off now. ERR CMD without a light, saying so;
     /// ERR FAULT while the opener whose light it is does not answer (nothing would switch it,
     /// and the status would claim a light nobody switched); ERR RATE for a change the caller may
     /// not make now (`mayChange`: its channel's allowance, on a door whose warning is this
     /// light). A light already so says it.
     public mutating func setLight(on: Bool, at now: Instant, mayChange: Bool = true) -> Decision {
         var events = advance(to: now)
-        guard hasLight else { return Decision(reply: .error(.command), events: events) }
-        if let opener = sensing.opener, !openerAnswering {
+        guard capabilities.light != nil else { return Decision(reply: .error(.command), events: events, because: capabilities.lacking(.light)) }
+        if capabilities.light == .opener, let opener = sensing.opener, !openerAnswering {
             return Decision(reply: .error(.fault), events: events, because: "\(opener) does not answer, so garaged cannot switch its light; "
                                                                          + PressRefusal.openerChecks)
         }
@@ -146,8 +146,8 @@ extension Door {
     /// safer); never a press. With neither there is nothing to show: ERR CMD, like `L=1`.
     public mutating func identify(at now: Instant) -> Decision {
         var events = advance(to: now)
-        guard hasLight else {
-            guard timing.warning != nil else { return Decision(reply: .error(.command), events: events) }
+        guard capabilities.light != nil else {
+            guard capabilities.warning != nil else { return Decision(reply: .error(.command), events: events) }
             if !warningOn {
                 warningOn = true
                 warningSince = nil

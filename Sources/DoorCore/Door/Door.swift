@@ -97,6 +97,9 @@ public struct Door: Sendable, Equatable {
 
     public let timing: DoorTiming
     public let sensing: DoorSensing
+    /// What the door has (its light, its opener's parts, its photo-eye, its warning), from
+    /// `timing` and `sensing`: every part's request and report asks this, never the settings.
+    public let capabilities: DoorCapabilities
     /// Which door this is (0 the first): every permit it issues names it, and a door's relay
     /// presses no other door's permit.
     public let index: Int
@@ -140,6 +143,8 @@ public struct Door: Sendable, Equatable {
     var remotesAsked: RemotesAsk?
     /// Its count of openings, as it last said; nil until then.
     public internal(set) var openings: Int?
+    /// Its backup battery, as it last said; nil until it said charging or full.
+    public internal(set) var battery: OpenerBattery?
     /// Until when its motion sensor reads motion; nil when it saw none.
     public internal(set) var motionUntil: Instant?
     /// A door whose opener reports it: true once the opener said where the door is (its first
@@ -179,10 +184,11 @@ public struct Door: Sendable, Equatable {
         self.index = index
         self.timing = timing
         self.sensing = sensing
+        capabilities = DoorCapabilities(sensing: sensing, timing: timing)
         self.autoCloseAnyOpening = autoCloseAnyOpening
         autoCloseInterval = timing.autoClose
         // An opener's reports are its own word, already settled: nothing to debounce.
-        let debounce = sensing.opener == nil ? debounce : .zero
+        let debounce = capabilities.position == .opener ? .zero : debounce
         if sensing.closedSwitch { switches[.closed] = Debouncer(period: debounce, initial: closed) }
         if sensing.openSwitch { switches[.open] = Debouncer(period: debounce, initial: open) }
         // A break counts at once: a beam broken often and briefly must not read as clear.

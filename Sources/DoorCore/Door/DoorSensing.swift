@@ -10,8 +10,9 @@ public struct DoorSensing: Equatable, Sendable {
     /// what it is, for refusals ("the Security+ 2.0 opener on /dev/ttyAMA0"); nil without one.
     /// Its reports drive the door's switches as if both ends and a photo-eye were wired.
     public var opener: String?
-    /// The opener's protocol and device, for the status record (`secplus2`, `/dev/ttyAMA0`).
-    public var openerProtocol: String?
+    /// The opener's kind (what it has: `DoorCapabilities`) and device, for the status record
+    /// (`secplus2`, `/dev/ttyAMA0`).
+    public var openerKind: OpenerKind?
     public var openerDevice: String?
 
     public init(closedSwitch: Bool = false, openSwitch: Bool = false, obstructionSwitch: Bool = false) {
@@ -21,10 +22,10 @@ public struct DoorSensing: Equatable, Sendable {
     }
 
     /// A door whose opener reports its position and obstruction (`opener` names it).
-    public static func reported(by opener: String, protocol kind: String? = nil, device: String? = nil) -> DoorSensing {
-        var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: true)
+    public static func reported(by opener: String, kind: OpenerKind = .secPlus2, device: String? = nil) -> DoorSensing {
+        var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: kind.obstruction)
         s.opener = opener
-        s.openerProtocol = kind
+        s.openerKind = kind
         s.openerDevice = device
         return s
     }
@@ -33,9 +34,6 @@ public struct DoorSensing: Equatable, Sendable {
 
     /// True without any switch: positions are what the daemon's own presses imply.
     public var believed: Bool { !closedSwitch && !openSwitch }
-
-    /// The status record's `mode`: `opener`, `believed` or `sensed`.
-    public var mode: String { opener != nil ? "opener" : believed ? "believed" : "sensed" }
 
     /// How the status and the start-up log describe it.
     public var description: String {

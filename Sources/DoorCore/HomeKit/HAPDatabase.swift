@@ -45,6 +45,11 @@ public enum HAPCharacteristic: Equatable, Sendable {
     case lockTargetState(door: Int)
     /// An opener's motion sensor.
     case motionDetected(door: Int)
+    /// An opener's backup battery (BatteryService): BatteryLevel (a percentage), ChargingState
+    /// (0 not charging, 1 charging, 2 not chargeable) and StatusLowBattery (0 normal, 1 low).
+    case batteryLevel(door: Int)
+    case chargingState(door: Int)
+    case statusLowBattery(door: Int)
 
     public var readable: Bool { self != .identify }
     public var writable: Bool {
@@ -55,7 +60,8 @@ public enum HAPCharacteristic: Equatable, Sendable {
     }
     public var notifies: Bool {
         switch self {
-        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn, .lockCurrentState, .lockTargetState, .motionDetected:
+        case .currentDoorState, .targetDoorState, .obstructionDetected, .lightOn, .lockCurrentState, .lockTargetState, .motionDetected,
+             .batteryLevel, .chargingState, .statusLowBattery:
             return true
         default: return false
         }
@@ -64,16 +70,19 @@ public enum HAPCharacteristic: Equatable, Sendable {
     public var door: Int? {
         switch self {
         case .currentDoorState(let d), .targetDoorState(let d), .obstructionDetected(let d), .lightOn(let d),
-             .lockCurrentState(let d), .lockTargetState(let d), .motionDetected(let d):
+             .lockCurrentState(let d), .lockTargetState(let d), .motionDetected(let d), .batteryLevel(let d), .chargingState(let d),
+             .statusLowBattery(let d):
             return d
         default: return nil
         }
     }
 }
 
-/// The accessory database `GET /accessories` answers: a GarageDoorOpener service per door (and a
-/// Lightbulb where a light is wired or an opener has one; the opener's lock of its remotes on
-/// the door's service and its MotionSensor for a door with an opener), AccessoryInformation, HAP's protocol information; with
+/// The accessory database `GET /accessories` answers: a GarageDoorOpener service per door, and
+/// only what the door has (`DoorCapabilities`): a Lightbulb for its light, the lock of its
+/// opener's remotes on the door's service, a MotionSensor for the opener's motion sensor, a
+/// BatteryService for its backup battery),
+/// AccessoryInformation, HAP's protocol information; with
 /// several doors a bridge (aid 1) and an accessory per door (aid 2 on). The instance ids are
 /// fixed by the layout, so a controller's cached ids stay right across restarts; any change of
 /// layout changes `digest`, which bumps the configuration number.
@@ -81,13 +90,11 @@ public struct HAPDatabase: Sendable {
     /// One door as HomeKit shows it.
     public struct Door: Equatable, Sendable {
         public var name: String
-        public var hasLight: Bool
-        /// An opener on its own wire reports the door: the lock of its remotes and its motion.
-        public var hasOpener: Bool
-        public init(name: String, hasLight: Bool, hasOpener: Bool = false) {
+        /// What it has: its services follow.
+        public var has: DoorCapabilities
+        public init(name: String, has: DoorCapabilities) {
             self.name = name
-            self.hasLight = hasLight
-            self.hasOpener = hasOpener
+            self.has = has
         }
     }
 
@@ -178,6 +185,12 @@ public struct HAPDatabase: Sendable {
             members += [("minValue", .number(0)), ("maxValue", .number(1)), ("minStep", .number(1))]
         case .lockCurrentState:
             members += [("minValue", .number(0)), ("maxValue", .number(3)), ("minStep", .number(1))]
+        case .batteryLevel:
+            members += [("minValue", .number(0)), ("maxValue", .number(100)), ("minStep", .number(1)), ("unit", .string("percentage"))]
+        case .chargingState:
+            members += [("minValue", .number(0)), ("maxValue", .number(2)), ("minStep", .number(1))]
+        case .statusLowBattery:
+            members += [("minValue", .number(0)), ("maxValue", .number(1)), ("minStep", .number(1))]
         case .text(let s):
             members.append(("maxLen", .number(Int64(max(64, s.utf8.count)))))
         default: break
@@ -189,7 +202,8 @@ public struct HAPDatabase: Sendable {
         switch c {
         case .identify, .obstructionDetected, .lightOn, .motionDetected: return "bool"
         case .text: return "string"
-        case .currentDoorState, .targetDoorState, .lockCurrentState, .lockTargetState: return "uint8"
+        case .currentDoorState, .targetDoorState, .lockCurrentState, .lockTargetState, .batteryLevel, .chargingState, .statusLowBattery:
+            return "uint8"
         }
     }
 
@@ -205,25 +219,33 @@ public struct HAPDatabase: Sendable {
         ]
     }
 
-    /// GarageDoorOpener (iid 16, with an opener's lock of its remotes at 21 and 22), with a
-    /// light a Lightbulb (iid 32), with an opener a MotionSensor (iid 48).
+    /// GarageDoorOpener (iid 16, with the lock of an opener's remotes at 21 and 22), with a
+    /// light a Lightbulb (iid 32), with an opener's motion sensor a MotionSensor (iid 48), with
+    /// its backup battery a BatteryService (iid 64: BatteryLevel, ChargingState, StatusLowBattery,
+    /// all three required by HAP's definition of the service).
     static func door(_ index: Int, _ d: Door, aid: Int, from base: Int) -> [Service] {
         func c(_ iid: Int, _ type: String, _ k: HAPCharacteristic) -> Entry { Entry(id: HAPCharacteristicID(aid: aid, iid: iid), type: type, characteristic: k) }
         var services = [Service(iid: base, type: "41", primary: true, characteristics: [
             c(base + 1, "E", .currentDoorState(door: index)), c(base + 2, "32", .targetDoorState(door: index)),
             c(base + 3, "24", .obstructionDetected(door: index)), c(base + 4, "23", .text(d.name)),
         ])]
-        if d.hasOpener {
+        if d.has.remotesLock {
             services[0].characteristics += [c(base + 5, "1D", .lockCurrentState(door: index)), c(base + 6, "1E", .lockTargetState(door: index))]
         }
-        if d.hasLight {
+        if d.has.light != nil {
             services.append(Service(iid: base + 16, type: "43", primary: false, characteristics: [
                 c(base + 17, "25", .lightOn(door: index)), c(base + 18, "23", .text(d.name + " light")),
             ]))
         }
-        if d.hasOpener {
+        if d.has.motion {
             services.append(Service(iid: base + 32, type: "85", primary: false, characteristics: [
                 c(base + 33, "22", .motionDetected(door: index)), c(base + 34, "23", .text(d.name + " motion")),
+            ]))
+        }
+        if d.has.battery {
+            services.append(Service(iid: base + 48, type: "96", primary: false, characteristics: [
+                c(base + 49, "68", .batteryLevel(door: index)), c(base + 50, "8F", .chargingState(door: index)),
+                c(base + 51, "79", .statusLowBattery(door: index)), c(base + 52, "23", .text(d.name + " battery")),
             ]))
         }
         return services

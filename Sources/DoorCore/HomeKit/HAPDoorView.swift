@@ -1,6 +1,6 @@
 /// One door as HomeKit reads it: CurrentDoorState (Open 0, Closed 1, Opening 2, Closing 3,
 /// Stopped 4), TargetDoorState (Open 0, Closed 1), ObstructionDetected, the light, and what an
-/// opener says of the lock of its remotes and of motion.
+/// opener says of the lock of its remotes, of motion and of its backup battery.
 public struct HAPDoorView: Equatable, Sendable {
     public var current: Int
     public var target: Int
@@ -10,6 +10,8 @@ public struct HAPDoorView: Equatable, Sendable {
     public var remotesLocked: Bool? = nil
     /// The opener's motion sensor sees motion (false without an opener).
     public var motion = false
+    /// The opener's backup battery as it said it; nil: not said (or no battery).
+    public var battery: OpenerBattery? = nil
 
     public static let open = 0, closed = 1
     /// CurrentDoorState's Closing.
@@ -29,6 +31,27 @@ public struct HAPDoorView: Equatable, Sendable {
     /// LockTargetState follows the lock (a write asks the opener, and the answer is what
     /// counts): secured only when the opener says so.
     public var lockTarget: Int { remotesLocked == true ? 1 : 0 }
+
+    /// BatteryLevel, which HAP requires of a BatteryService although the opener says no level:
+    /// 100 when it says full, 50 while charging (neither empty nor full: the opener says no
+    /// more), 0 before it said anything.
+    public var batteryLevel: Int {
+        switch battery {
+        case .full?: return 100
+        case .charging?: return 50
+        case nil: return 0
+        }
+    }
+
+    /// ChargingState: 1 charging, 0 not charging (full), 2 "not chargeable" before the opener
+    /// said anything (an opener without a battery never does).
+    public var chargingState: Int {
+        switch battery {
+        case .full?: return 0
+        case .charging?: return 1
+        case nil: return 2
+        }
+    }
 }
 
 extension HAPDoorView {
@@ -54,6 +77,7 @@ extension HAPDoorView {
         if status.warningOn && status.position != .closing && status.closesAt != nil { target = HAPDoorView.closed }
         self.init(current: current, target: target, obstruction: status.closeFailed || status.obstructed == true, light: status.light,
                   remotesLocked: status.opener?.remotesLocked, motion: status.opener?.motion ?? false)
+        battery = status.opener?.battery
     }
 }
 
@@ -92,6 +116,10 @@ extension HAPCharacteristic {
         case .lockCurrentState: return .number(Int64(view?.lockCurrent ?? 3))
         case .lockTargetState: return .number(Int64(view?.lockTarget ?? 0))
         case .motionDetected: return .bool(view?.motion ?? false)
+        case .batteryLevel: return .number(Int64(view?.batteryLevel ?? 0))
+        case .chargingState: return .number(Int64(view?.chargingState ?? 2))
+        // The opener never says its battery is low: normal.
+        case .statusLowBattery: return .number(0)
         }
     }
 

@@ -24,22 +24,19 @@ public struct HomeAssistant: Sendable {
         public var id: String?
         /// Its name on the dashboard; nil: the device's.
         public var name: String?
-        /// A photo-eye is wired (`--sensor-obstruction`) or the opener has its own: the door gets
-        /// an obstruction sensor.
-        public var photoEye: Bool
-        /// garaged can switch the door's light (a wired `--light`, or the opener's): a light entity.
-        public var light: Bool
-        /// An opener on its own wire reports the door: the lock of its remotes, its motion sensor
-        /// and its count of openings.
-        public var opener: Bool
+        /// What the door has: an entity for each part (its photo-eye, its light, its opener's
+        /// lock of its remotes, motion sensor, count of openings and backup battery), none for a
+        /// part it lacks.
+        public var has: DoorCapabilities
 
-        public init(id: String?, name: String?, photoEye: Bool = false, light: Bool = false, opener: Bool = false) {
+        public init(id: String?, name: String?, has: DoorCapabilities = DoorCapabilities()) {
             self.id = id
             self.name = name
-            self.photoEye = photoEye || opener
-            self.light = light || opener
-            self.opener = opener
+            self.has = has
         }
+
+        var photoEye: Bool { has.obstruction != nil }
+        var light: Bool { has.light != nil }
     }
 
     public init(prefix: String, discoveryPrefix: String, node: String, name: String, commandsEnabled: Bool, version: String,
@@ -89,11 +86,13 @@ public struct HomeAssistant: Sendable {
     public func motionTopic(_ door: Int = 0) -> String { base(door) + "/motion" }
     /// The opener's count of openings, a number, retained once the opener said it.
     public func openingsTopic(_ door: Int = 0) -> String { base(door) + "/openings" }
+    /// The opener's backup battery, `charging` or `full`, retained once the opener said it.
+    public func batteryTopic(_ door: Int = 0) -> String { base(door) + "/battery" }
     /// Every command topic garaged subscribes to with commands on: each door's cover, and its
     /// light and its remotes' lock where it has them.
     public var commandTopics: [String] {
         covers.indices.flatMap { i -> [String] in
-            [commandTopic(i)] + (covers[i].light ? [lightCommandTopic(i)] : []) + (covers[i].opener ? [remotesCommandTopic(i)] : [])
+            [commandTopic(i)] + (covers[i].light ? [lightCommandTopic(i)] : []) + (covers[i].has.remotesLock ? [remotesCommandTopic(i)] : [])
         }
     }
 
@@ -121,7 +120,7 @@ public struct HomeAssistant: Sendable {
                 default: return .unknown(expected: "ON or OFF")
                 }
             }
-            if covers[i].opener, topic == remotesCommandTopic(i) {
+            if covers[i].has.remotesLock, topic == remotesCommandTopic(i) {
                 switch text {
                 case HomeAssistant.lock: return .ask(.remotes(locked: true, door: i))
                 case HomeAssistant.unlock: return .ask(.remotes(locked: false, door: i))
@@ -154,7 +153,8 @@ public struct HomeAssistant: Sendable {
     /// The retained values Home Assistant shows, from the snapshot: the lockout once (`none`, or
     /// each locked channel with its seconds), then each door's cover state, who last opened it,
     /// its fault, the photo-eye's beam when the door has one, its light when it has one, and what
-    /// its opener says (the lock of its remotes and the count of openings once said, its motion).
+    /// its opener says of the parts it has (the lock of its remotes, the count of openings and the
+    /// backup battery once said, its motion).
     public func retained(_ snapshot: StatusSnapshot, at now: Instant) -> [(topic: String, value: String)] {
         let locked = snapshot.locked(at: now).map { "\($0.channel.rawValue) locked \($0.seconds) s" }
         var values: [(topic: String, value: String)] = [(lockoutTopic, locked.isEmpty ? "none" : locked.joined(separator: ", "))]
@@ -168,11 +168,13 @@ public struct HomeAssistant: Sendable {
             }
             if let light = status.light { values.append((lightTopic(door), light ? HomeAssistant.on : HomeAssistant.off)) }
             if let opener = status.opener {
-                if let locked = opener.remotesLocked {
+                let has = status.capabilities
+                if has.remotesLock, let locked = opener.remotesLocked {
                     values.append((remotesTopic(door), locked ? HomeAssistant.locked : HomeAssistant.unlocked))
                 }
-                values.append((motionTopic(door), opener.motion ? HomeAssistant.on : HomeAssistant.off))
-                if let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
+                if has.motion { values.append((motionTopic(door), opener.motion == true ? HomeAssistant.on : HomeAssistant.off)) }
+                if has.openings, let openings = opener.openings { values.append((openingsTopic(door), String(openings))) }
+                if has.battery, let battery = opener.battery { values.append((batteryTopic(door), battery.rawValue)) }
             }
         }
         return values
@@ -190,7 +192,8 @@ public struct HomeAssistant: Sendable {
 
     /// The retained discovery documents: a cover per door with its last opener, its fault,
     /// (with a photo-eye) its obstruction, (with a light garaged switches) its light, (with an
-    /// opener) the lock of its remotes, its motion and its openings, and the PIN lockout, all on one device. Publish each
+    /// opener, each where it has it) the lock of its remotes, its motion, its openings and its backup battery, and the PIN
+    /// lockout, all on one device. Publish each
     /// to its topic; an empty payload would remove it.
     public func discovery() -> [(topic: String, payload: JSONValue)] {
         let device: JSONValue = .object([
@@ -250,7 +253,7 @@ public struct HomeAssistant: Sendable {
                     ? entity("light", "light", "Light", state + [("command_topic", .string(lightCommandTopic(i)))])
                     : entity("binary_sensor", "light", "Light", [("device_class", .string("light"))] + state))
             }
-            if door.opener {
+            if door.has.remotesLock {
                 // Without commands the lock is a sensor too; its `lock` class is on when unlocked.
                 let lockFields: [(String, JSONValue)] = commandsEnabled
                     ? [("state_topic", .string(remotesTopic(i))), ("command_topic", .string(remotesCommandTopic(i))),
@@ -260,13 +263,24 @@ public struct HomeAssistant: Sendable {
                     : [("device_class", .string("lock")), ("state_topic", .string(remotesTopic(i))),
                        ("payload_on", .string(HomeAssistant.unlocked)), ("payload_off", .string(HomeAssistant.locked))]
                 documents.append(entity(commandsEnabled ? "lock" : "binary_sensor", "remotes", "Remotes lock", lockFields))
+            }
+            if door.has.motion {
                 documents.append(entity("binary_sensor", "motion", "Motion", [
                     ("device_class", .string("motion")), ("state_topic", .string(motionTopic(i))),
                     ("payload_on", .string(HomeAssistant.on)), ("payload_off", .string(HomeAssistant.off)),
                 ]))
+            }
+            if door.has.openings {
                 documents.append(entity("sensor", "openings", "Openings", [
                     ("state_topic", .string(openingsTopic(i))), ("state_class", .string("total_increasing")),
                     ("icon", .string("mdi:counter")),
+                ]))
+            }
+            if door.has.battery {
+                // An enum sensor: Home Assistant shows the state and knows the two it may take.
+                documents.append(entity("sensor", "battery", "Backup battery", [
+                    ("state_topic", .string(batteryTopic(i))), ("device_class", .string("enum")),
+                    ("options", .array(OpenerBattery.allCases.map { .string($0.rawValue) })), ("icon", .string("mdi:car-battery")),
                 ]))
             }
         }
@@ -285,23 +299,25 @@ public struct HomeAssistant: Sendable {
         "\(discoveryPrefix)/\(component)/\(node)/\(covers[door].id.map { "\($0)_" } ?? "")\(object)/config"
     }
 
-    /// Every discovery topic and retained value an opener's or a light's entities can have for
-    /// door `door`, whatever the config: what is cleared where this config has none of them.
-    private func openerAndLightTopics(_ door: Int) -> (light: [String], opener: [String]) {
-        ([configTopic("light", door, "light"), configTopic("binary_sensor", door, "light"), lightTopic(door)],
-         [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes"), configTopic("binary_sensor", door, "motion"),
-          configTopic("sensor", door, "openings"), remotesTopic(door), motionTopic(door), openingsTopic(door)])
+    /// Every discovery topic a part's entity can have for door `door`, whatever the config, and
+    /// its retained value: what is cleared where this config's door lacks the part.
+    private func partTopics(_ door: Int) -> [(part: DoorCapabilities.Part, configs: [String], value: String)] {
+        [(.light, [configTopic("light", door, "light"), configTopic("binary_sensor", door, "light")], lightTopic(door)),
+         (.remotesLock, [configTopic("lock", door, "remotes"), configTopic("binary_sensor", door, "remotes")], remotesTopic(door)),
+         (.motion, [configTopic("binary_sensor", door, "motion")], motionTopic(door)),
+         (.openings, [configTopic("sensor", door, "openings")], openingsTopic(door)),
+         (.battery, [configTopic("sensor", door, "battery")], batteryTopic(door))]
     }
 
-    /// The light's and the opener's entities that this config does not have (another door's
-    /// config, or commands switched on or off, may have left them retained): cleared at each
-    /// connect so Home Assistant drops them, as `withoutPhotoEye` is.
+    /// The entities of parts this config's doors lack, and the discovery a part's other form
+    /// left (another door's config, or commands switched on or off, may have left them
+    /// retained): cleared at each connect so Home Assistant drops them, as `withoutPhotoEye` is.
     public var withoutEntities: [String] {
         let kept = Set(discovery().map(\.topic))
         return covers.indices.flatMap { i -> [String] in
-            let (light, opener) = openerAndLightTopics(i)
-            return (covers[i].light ? [] : [lightTopic(i)]) + (covers[i].opener ? [] : [remotesTopic(i), motionTopic(i), openingsTopic(i)])
-                + (light + opener).filter { $0.hasSuffix("/config") && !kept.contains($0) }
+            let parts = partTopics(i)
+            return parts.filter { !covers[i].has.has($0.part) }.map(\.value)
+                + parts.flatMap(\.configs).filter { !kept.contains($0) }
         }
     }
 
@@ -314,10 +330,11 @@ public struct HomeAssistant: Sendable {
         return ["\(discoveryPrefix)/cover/\(node)/door/config", "\(discoveryPrefix)/sensor/\(node)/last_opened_by/config",
                 "\(discoveryPrefix)/sensor/\(node)/fault/config", "\(discoveryPrefix)/binary_sensor/\(node)/obstruction/config",
                 base + "/state", base + "/last_opened_by", base + "/fault", base + "/obstruction",
-                base + "/command", base + "/light", base + "/remotes", base + "/motion", base + "/openings",
+                base + "/command", base + "/light", base + "/remotes", base + "/motion", base + "/openings", base + "/battery",
                 "\(discoveryPrefix)/light/\(node)/light/config", "\(discoveryPrefix)/binary_sensor/\(node)/light/config",
                 "\(discoveryPrefix)/lock/\(node)/remotes/config", "\(discoveryPrefix)/binary_sensor/\(node)/remotes/config",
                 "\(discoveryPrefix)/binary_sensor/\(node)/motion/config", "\(discoveryPrefix)/sensor/\(node)/openings/config",
+                "\(discoveryPrefix)/sensor/\(node)/battery/config",
         ].filter { !kept.contains($0) }
     }
 

@@ -54,6 +54,8 @@ public enum OpenerEvent: Equatable, Sendable {
     /// Another wall panel's button press went over the wire (not garaged's): a move that
     /// follows is "the wall button"'s; a move with nothing on the wire, a remote's or keypad's.
     case wallButton
+    /// The opener's backup battery, as it said it; nil: it said it does not know.
+    case battery(OpenerBattery?)
     /// The permit's press is over: its release was written (or could not be); the door may
     /// decide its next press.
     case pressOver(PressPermit)
@@ -64,8 +66,9 @@ public enum OpenerEvent: Equatable, Sendable {
     case warningShown(at: Instant)
     /// The warning's first flash could not be written in time: nobody was warned.
     case warningFailed(why: String)
-    /// The opener is off until garaged restarts (its kept codes are damaged), and why.
-    case off(why: String)
+    /// garaged cannot speak to the opener, and why (its kept codes are damaged, its device is
+    /// gone, no rolling code can be reserved): every press is refused saying so. Nil: it can again.
+    case off(why: String?)
     /// A line for the log.
     case note(OpenerNote)
 }

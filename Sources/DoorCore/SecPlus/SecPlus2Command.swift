@@ -22,6 +22,11 @@ public struct SecPlus2Command: Hashable, Sendable, CustomStringConvertible {
     public static let obstruction1 = SecPlus2Command(0x084)
     /// Seen around an obstruction; what it means is not settled.
     public static let obstruction2 = SecPlus2Command(0x085)
+    /// Asks the opener for its backup battery's state (BATTERY); a wall panel asks about once a
+    /// day, with nibble 5 (homekit-ratgdo32's GetBattery).
+    public static let getBattery = SecPlus2Command(0x09C)
+    /// The backup battery's state in byte1: 6 charging, 8 full (0 not known).
+    public static let battery = SecPlus2Command(0x09D)
     /// The learn mode of a wall control's learn button.
     public static let learn = SecPlus2Command(0x181)
     /// The lock that disables remotes and keypads: nibble 0 off, 1 on, 2 toggle.
@@ -50,6 +55,7 @@ public struct SecPlus2Command: Hashable, Sendable, CustomStringConvertible {
     /// Every named command with ratgdo's name for it, for logs.
     public static let named: [(command: SecPlus2Command, name: String)] = [
         (getStatus, "GET_STATUS"), (status, "STATUS"), (obstruction1, "OBST_1"), (obstruction2, "OBST_2"),
+        (getBattery, "GET_BATTERY"), (battery, "BATTERY"),
         (learn, "LEARN"), (lock, "LOCK"), (doorAction, "DOOR_ACTION"), (light, "LIGHT"), (motorOn, "MOTOR_ON"),
         (motion, "MOTION"), (ping, "PING"), (pingResponse, "PING_RESP"), (getOpenings, "GET_OPENINGS"),
         (openings, "OPENINGS"), (setTTC, "SET_TTC"), (ttc, "TTC"),

@@ -7,6 +7,9 @@ public enum SecPlus2Message: Hashable, Sendable {
     case status(door: OpenerDoorState, light: Bool, locked: Bool, obstructed: Bool, learning: Bool)
     case obstruction1
     case obstruction2
+    case getBattery
+    /// The backup battery's state, BATTERY's byte1 as sent (`OpenerBattery` reads it).
+    case battery(UInt8)
     /// The learn button; ratgdo sends nibble 0 then 1 to start learning.
     case learn(nibble: UInt8)
     case lock(SecPlus2SwitchAction)
@@ -34,6 +37,8 @@ public enum SecPlus2Message: Hashable, Sendable {
                            obstructed: f.byte1 & 0x40 == 0, learning: f.byte2 & 0x20 != 0)
         case .obstruction1: self = .obstruction1
         case .obstruction2: self = .obstruction2
+        case .getBattery: self = .getBattery
+        case .battery: self = .battery(f.byte1)
         case .learn: self = .learn(nibble: f.nibble)
         case .lock: self = .lock(SecPlus2SwitchAction(nibble: f.nibble))
         case .doorAction: self = .doorAction(SecPlus2ObservedDoorAction(nibble: f.nibble), pressed: f.byte1 & 1 != 0)

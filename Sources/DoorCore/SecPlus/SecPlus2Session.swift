@@ -12,6 +12,8 @@ public struct SecPlus2Session: OpenerSession {
         public var busyLimit: Duration = .seconds(5)
         /// Between a DOOR_ACTION's press and its release, as a wall panel sends them.
         public var releaseAfter: Duration = .milliseconds(150)
+        /// A release the line kept from going out this long past its time is given up.
+        public var releaseWithin: Duration = .seconds(1)
         /// How often the status and the openings are asked until answered: every 5 s for the
         /// first minute, then every 30 s.
         public var askEarly: Duration = .seconds(5)
@@ -22,6 +24,9 @@ public struct SecPlus2Session: OpenerSession {
         /// Heard nothing from the opener this long: ask again (a quiet line is normal; this long
         /// a quiet one may be a cut wire).
         public var askAgainAfter: Duration = .seconds(360)
+        /// How often the backup battery is asked, from the opener's first answer on (a wall panel
+        /// asks about once a day, ratgdo every 55 minutes); an opener without one may never answer.
+        public var askBatteryEvery: Duration = .seconds(3600)
         /// How long the light stays on, then off, while it flashes as the warning.
         public var flashEvery: Duration = .milliseconds(500)
         /// The first flash not on the wire this long after the warning was asked: nobody is warned.
@@ -43,6 +48,14 @@ public struct SecPlus2Session: OpenerSession {
         case press, release, flash, light(Bool), lock(Bool), ask(SecPlus2Command)
     }
 
+    /// A command waiting for the line: it takes its rolling code only when written, so codes
+    /// go out in ascending order whatever jumps the queue (a press, a flash).
+    private struct Queued {
+        let command: SecPlus2Command
+        let nibble: UInt8
+        let purpose: Purpose
+    }
+
     /// A packet to write, its rolling code (to know its echo) and what it carries.
     private struct Outgoing {
         let packet: [UInt8]
@@ -50,13 +63,13 @@ public struct SecPlus2Session: OpenerSession {
         let purpose: Purpose
     }
 
-    /// A press waiting for the line, or for its release.
+    /// A press waiting for the line, or for its release (which carries the press's code).
     private struct Pressing {
         let permit: PressPermit
         let deadline: Instant
-        let press: [UInt8]
-        let release: [UInt8]
-        let rolling: UInt32
+        let move: SecPlus2DoorMove
+        /// The release, built with the press's code once the press was written.
+        var release: Outgoing?
         var pressedAt: Instant?
     }
 
@@ -89,7 +102,7 @@ public struct SecPlus2Session: OpenerSession {
     /// The permits taken: its door's only, one at a time, none twice.
     private var latch: PermitLatch
     /// Settings and asks to write, in order.
-    private var queue: [Outgoing] = []
+    private var queue: [Queued] = []
     /// What the write under way carries (between `due` and `wrote`).
     private var writing: Outgoing?
     /// The rolling codes written lately: a packet with our client id and one of these is our echo.
@@ -100,9 +113,17 @@ public struct SecPlus2Session: OpenerSession {
     /// The opener's client id, learned from its answer to GET_STATUS.
     public private(set) var openerID: SecPlus2ClientID?
     private var askWrittenAt: Instant?
+    /// The last answer to GET_STATUS named no door state (nibble 0).
+    private var answeredNoState = false
     private var nextAsk: Instant
     private var statusAnswered = false
     private var openingsAnswered = false
+    /// When the backup battery is asked next: set once the opener first answers.
+    private var nextBatteryAsk: Instant?
+    /// BATTERY's byte1 as last heard, and when a change was last said: a change is said at most
+    /// once a `summaryEvery` (anyone on the wire can make it flap).
+    private var lastBattery: UInt8?
+    private var batterySaidAt: Instant?
     private var askedSince: Instant?
     private var lastHeard: Instant?
     private var toldAnswering: Bool?
@@ -145,16 +166,13 @@ public struct SecPlus2Session: OpenerSession {
         case .close: .close
         case .stop: .stop
         }
-        do {
-            let rolling = try codes.take()
-            let packets = try move.packets(client: codes.client, rolling: rolling)
-            pressing = Pressing(permit: permit, deadline: deadline, press: packets.press.encoded, release: packets.release.encoded,
-                                rolling: rolling)
-            return nil
-        } catch {
+        // Its code is on disk already (`keepCodesAhead`): taken when the press is written.
+        guard codes.reservedAhead > 0 else {
             latch.release()
-            return "no rolling code could be had: \(error)"
+            return "no rolling code is reserved for it (the file beside the table could not be saved)"
         }
+        pressing = Pressing(permit: permit, deadline: deadline, move: move)
+        return nil
     }
 
     /// Switches the opener's light, locks its remotes, or starts or ends the warning's flashing.
@@ -201,11 +219,15 @@ public struct SecPlus2Session: OpenerSession {
         summarise(at: now, &events)
         keepCodesAhead(at: now, &events)
         askIfDue(at: now)
+        askBatteryIfDue(at: now)
         if let asked = askedSince, now - asked >= timing.silentAfter, toldAnswering != false {
             toldAnswering = false
+            // An answer that named no state is not silence: say what came, not "check the wiring".
+            let why = answeredNoState
+                ? "it answers GET_STATUS but names no door state (STATUS nibble 0): the opener may be in its learn mode or still starting; garaged asks again"
+                : "asked \(timing.silentAfter.secondsRoundedUp) s ago and not answered: check the wiring, the level circuit and the opener's power"
             events.append(.note(.init(.warning, "opener-silent", [
-                ("device", device), ("effect", "the door takes no press until the opener answers"),
-                ("why", "asked \(timing.silentAfter.secondsRoundedUp) s ago and not answered: check the wiring, the level circuit and the opener's power")])))
+                ("device", device), ("effect", "the door takes no press until the opener says where the door is"), ("why", why)])))
             events.append(.answering(false))
         }
         if let p = pressing, p.pressedAt == nil, now >= p.deadline {
@@ -213,6 +235,14 @@ public struct SecPlus2Session: OpenerSession {
             let why = "the line was busy until past the request's deadline: the press was not sent"
             events.append(.note(.init(.error, "press-not-sent", [("reason", p.permit.reason.rawValue), ("device", device), ("why", why)])))
             events.append(.pressNotSent(p.permit, why: why))
+        }
+        if let p = pressing, let at = p.pressedAt, now >= at + timing.releaseAfter + timing.releaseWithin {
+            // The line stayed busy past the release's time: the opener acts on the press it had.
+            pressing = nil
+            events.append(.note(.init(.error, "release-failed", [("reason", p.permit.reason.rawValue), ("device", device),
+                ("why", "the line stayed busy \(timing.releaseWithin.secondsRoundedUp) s past the release's time"),
+                ("effect", "the opener saw a press without its release; it acts on the press")])))
+            events.append(.pressOver(p.permit))
         }
         if let f = flashing, !f.shown, now >= f.deadline {
             flashing = nil
@@ -305,7 +335,7 @@ public struct SecPlus2Session: OpenerSession {
         var events: [OpenerEvent] = [.note(.init(.error, "opener-device-gone", [
             ("device", device), ("error", why), ("effect", "the door takes no press; garaged reopens the device when it is back")]))]
         events += stopSpeaking(why: cannotSpeak!)
-        return events
+        return events + [.off(why: "its device \(device) is gone (\(why)); garaged opens it again as soon as it is back: check the cable or adapter")]
     }
 
     /// The device is open again: ask the opener at once.
@@ -314,7 +344,7 @@ public struct SecPlus2Session: OpenerSession {
         cannotSpeak = nil
         receiver = SecPlus2Receiver()
         restartAsking(at: now)
-        return [.note(.init(.info, "opener-device-back", [("device", device)]))]
+        return [.note(.init(.info, "opener-device-back", [("device", device)])), .off(why: nil)]
     }
 
     /// Whether a press was written and its release not yet.
@@ -331,13 +361,14 @@ public struct SecPlus2Session: OpenerSession {
         if cannotSpeak == nil {
             if !(statusAnswered && openingsAnswered) { consider(nextAsk) }
             if statusAnswered, let heard = lastHeard { consider(heard + timing.askAgainAfter) }
+            consider(nextBatteryAsk)
             if let asked = askedSince, toldAnswering != false { consider(asked + timing.silentAfter) }
         } else {
             consider(nextAsk)
         }
         if let f = flashing { consider(f.next); if !f.shown { consider(f.deadline) } }
         if let p = pressing {
-            if let at = p.pressedAt { consider(at + timing.releaseAfter) } else { consider(p.deadline) }
+            if let at = p.pressedAt { consider(at + timing.releaseAfter); consider(at + timing.releaseAfter + timing.releaseWithin) } else { consider(p.deadline) }
         }
         if let since = garbageSince { consider(since + Self.summaryEvery) }
         if let since = forgedSince { consider(since + Self.summaryEvery) }
@@ -352,7 +383,7 @@ public struct SecPlus2Session: OpenerSession {
     /// Whether a packet waits to be written at `now` (for a quiet line).
     private func somethingDue(at now: Instant) -> Bool {
         guard cannotSpeak == nil else { return false }
-        if let p = pressing, p.pressedAt.map({ now >= $0 + timing.releaseAfter }) ?? true { return true }
+        if let p = pressing { return p.pressedAt.map { now >= $0 + timing.releaseAfter } ?? true }
         if let f = flashing, now >= f.next { return true }
         return !queue.isEmpty
     }
@@ -361,22 +392,30 @@ public struct SecPlus2Session: OpenerSession {
     /// then settings and asks in order.
     private mutating func nextToWrite(at now: Instant) -> Outgoing? {
         guard cannotSpeak == nil else { return nil }
-        if let p = pressing {
-            if p.pressedAt == nil { return Outgoing(packet: p.press, rolling: p.rolling, purpose: .press) }
-            if let at = p.pressedAt, now >= at + timing.releaseAfter { return Outgoing(packet: p.release, rolling: p.rolling, purpose: .release) }
+        if var p = pressing {
+            if p.pressedAt == nil {
+                guard let rolling = try? codes.take(), let packets = try? p.move.packets(client: codes.client, rolling: rolling) else { return nil }
+                p.release = Outgoing(packet: packets.release.encoded, rolling: rolling, purpose: .release)
+                pressing = p
+                return Outgoing(packet: packets.press.encoded, rolling: rolling, purpose: .press)
+            }
+            // Nothing between a press and its release: they share one code, as a wall panel's do.
+            guard let at = p.pressedAt, now >= at + timing.releaseAfter else { return nil }
+            return p.release
         }
         if var f = flashing, now >= f.next {
             f.phase.toggle()
             flashing = f
             return build(.light, nibble: f.phase ? 1 : 0, .flash)
         }
-        guard !queue.isEmpty else { return nil }
-        return queue.removeFirst()
+        guard let next = queue.first, let outgoing = build(next.command, nibble: next.nibble, next.purpose) else { return nil }
+        queue.removeFirst()
+        return outgoing
     }
 
     private mutating func enqueue(_ command: SecPlus2Command, nibble: UInt8 = 0, _ purpose: Purpose) -> Bool {
-        guard queue.count < 8, let outgoing = build(command, nibble: nibble, purpose) else { return false }
-        queue.append(outgoing)
+        guard queue.count < 8 else { return false }
+        queue.append(Queued(command: command, nibble: nibble, purpose: purpose))
         return true
     }
 
@@ -405,6 +444,15 @@ public struct SecPlus2Session: OpenerSession {
         nextAsk = now + (now - started < timing.earlyPeriod ? timing.askEarly : timing.askLater)
     }
 
+    /// Asks the backup battery once the opener first answered, then every `askBatteryEvery`, as
+    /// a wall panel asks it (nibble 5), after the status and the openings; its answer (or its
+    /// silence, without a battery) says nothing of whether the opener answers.
+    private mutating func askBatteryIfDue(at now: Instant) {
+        guard cannotSpeak == nil, let at = nextBatteryAsk, now >= at else { return }
+        if !queue.contains(where: { $0.purpose == .ask(.getBattery) }) { _ = enqueue(.getBattery, nibble: 5, .ask(.getBattery)) }
+        nextBatteryAsk = now + timing.askBatteryEvery
+    }
+
     private mutating func restartAsking(at now: Instant) {
         statusAnswered = false
         openingsAnswered = false
@@ -424,6 +472,7 @@ public struct SecPlus2Session: OpenerSession {
                 cannotSpeak = nil
                 restartAsking(at: now)
                 events.append(.note(.init(.info, "opener-codes-reserved", [("device", device)])))
+                events.append(.off(why: nil))
             }
         } catch {
             guard !reserveFailed else {
@@ -435,6 +484,7 @@ public struct SecPlus2Session: OpenerSession {
             events.append(.note(.init(.error, "opener-codes-failed", [("device", device), ("error", "\(error)"),
                                                                         ("effect", "the door takes no press until a code can be reserved; garaged tries again every \(timing.askEarly.secondsRoundedUp) s")])))
             events += stopSpeaking(why: why)
+            events.append(.off(why: "\(why); garaged tries again every \(timing.askEarly.secondsRoundedUp) s: free space on the disk that holds the PIN table"))
             nextAsk = now + timing.askEarly
         }
     }
@@ -524,9 +574,11 @@ public struct SecPlus2Session: OpenerSession {
         if from != openerID {
             // Learned from a STATUS that answers our GET_STATUS: at the start, or while the
             // opener it knew is silent (the opener was replaced).
-            guard case .status(let state, _, _, _, _) = message, state != .unknown,
-                  let asked = askWrittenAt, now - asked < timing.silentAfter,
+            guard case .status(let state, _, _, _, _) = message, let asked = askWrittenAt, now - asked < timing.silentAfter,
                   openerID == nil || toldAnswering == false else { return }
+            // An answer naming no state: not yet the opener's word on the door (asked again).
+            answeredNoState = state == .unknown
+            guard state != .unknown else { return }
             if let old = openerID {
                 events.append(.note(.init(.warning, "opener-id-changed", [("device", device), ("was", old.description), ("now", from.description)])))
             }
@@ -543,6 +595,8 @@ public struct SecPlus2Session: OpenerSession {
         case .status(let state, let light, let locked, let obstructed, _):
             // Only a STATUS that names the door's state answers the ask.
             if state != .unknown { statusAnswered = true }
+            // The battery is asked once the opener first answers, then every askBatteryEvery.
+            if state != .unknown, nextBatteryAsk == nil { nextBatteryAsk = now }
             // At an end after moving: the count of openings changed, ask it again.
             if (state == .open || state == .closed), let last = lastState, last != state {
                 openingsAnswered = false
@@ -557,6 +611,16 @@ public struct SecPlus2Session: OpenerSession {
             events.append(.openings(count))
         case .motion:
             events.append(.motion)
+        case .battery(let byte1):
+            // Asked or not: the opener may say it by itself too.
+            if byte1 != lastBattery, batterySaidAt.map({ now - $0 >= Self.summaryEvery }) ?? true {
+                lastBattery = byte1
+                batterySaidAt = now
+                let said = OpenerBattery(secPlus2: byte1)
+                events.append(.note(.init(said == nil ? .warning : .info, "opener-battery", [
+                    ("device", device), ("battery", said?.rawValue ?? "not known (\(byte1): 6 is charging, 8 full)")])))
+            }
+            events.append(.battery(OpenerBattery(secPlus2: byte1)))
         default:
             break
         }

@@ -8,8 +8,9 @@ public struct DoorStatus: Equatable, Sendable {
     public var position: DoorPosition
     /// Where the door was last going or last was (`.open` or `.closed`): a STOPPED door's target.
     public var heading: DoorPosition = .open
-    /// How the position is known: which switches there are.
-    public var sensing: DoorSensing
+    /// What the door has (`Door.capabilities`): how its position is known, its light, its
+    /// opener's parts, its photo-eye; every view shows only what this says it has.
+    public var capabilities: DoorCapabilities
     /// What each switch reads (debounced), nil for a switch the door does not have.
     public var closedSwitch: Bool?
     public var openSwitch: Bool?
@@ -59,7 +60,8 @@ public struct DoorStatus: Equatable, Sendable {
         head.append(("door", .string(position.rawValue)))
         head.append(("auto_close_s", number(closesIn(at: now))))
         var tail: [(String, JSONValue)] = []
-        tail.append(("mode", .string(sensing.mode)))
+        tail.append(("mode", .string(capabilities.position.mode)))
+        tail.append(("parts", .object(capabilities.parts.map { ($0.0.rawValue, .string($0.1)) })))
         var sensors: [(String, JSONValue)] = [("closed", flag(closedSwitch)), ("open", flag(openSwitch))]
         if let obstructed { sensors.append(("obstruction", .bool(obstructed))) }
         tail.append(("sensors", .object(sensors)))
@@ -70,7 +72,7 @@ public struct DoorStatus: Equatable, Sendable {
         tail.append(("light", flag(light)))
         tail.append(("open_s", number(openFor)))
         tail.append(("last_opened_by", lastOpener.map { .string($0) } ?? .null))
-        if let opener { tail.append(("opener", opener.record)) }
+        if let opener { tail.append(("opener", opener.record(capabilities))) }
         return (head, tail)
     }
 
@@ -79,8 +81,9 @@ public struct DoorStatus: Equatable, Sendable {
 }
 
 /// What a door's opener on its own wire says besides where the door is (its `opener` object in
-/// the status record): how it is spoken to, whether it answers, the lock of its remotes and
-/// keypads, its motion sensor and its count of openings.
+/// the status record): how it is spoken to, whether it answers, and, where the opener has them,
+/// the lock of its remotes and keypads, its motion sensor, its count of openings and its backup
+/// battery.
 public struct OpenerStatus: Equatable, Sendable {
     /// `secplus2`, and the serial device.
     public var protocolName: String
@@ -89,22 +92,35 @@ public struct OpenerStatus: Equatable, Sendable {
     /// presses through), `connecting` (not yet, at start or back from silent: presses are
     /// refused as for a silent opener) or `silent` (asked and not answered). `Door.openerReady`.
     public var state: String
+    /// Nil until the opener said (or when it has no such lock).
     public var remotesLocked: Bool?
-    public var motion: Bool
+    /// Nil for an opener without a motion sensor.
+    public var motion: Bool?
+    /// Nil until the opener said (or when it counts none).
     public var openings: Int?
+    /// Its backup battery; nil until it said charging or full (or when it has none).
+    public var battery: OpenerBattery?
 
-    public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool, openings: Int?) {
+    public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool?, openings: Int?,
+                battery: OpenerBattery? = nil) {
         self.protocolName = protocolName
         self.device = device
         self.state = state
         self.remotesLocked = remotesLocked
         self.motion = motion
         self.openings = openings
+        self.battery = battery
     }
 
-    var record: JSONValue {
-        .object([("protocol", .string(protocolName)), ("device", .string(device)), ("state", .string(state)),
-                 ("remotes_locked", remotesLocked.map { .bool($0) } ?? .null), ("motion", .bool(motion)),
-                 ("openings", openings.map { .number(Int64($0)) } ?? .null)])
+    /// Its object in the status record: a part the door lacks (`has`) is not in it at all; one it
+    /// has and the opener has not said yet is `null`.
+    func record(_ has: DoorCapabilities) -> JSONValue {
+        var members: [(String, JSONValue)] = [("protocol", .string(protocolName)), ("device", .string(device)), ("state", .string(state))]
+        if has.remotesLock { members.append(("remotes_locked", remotesLocked.map { .bool($0) } ?? .null)) }
+        if has.motion { members.append(("motion", .bool(motion ?? false))) }
+        if has.openings { members.append(("openings", openings.map { .number(Int64($0)) } ?? .null)) }
+        // Absent until the opener says charging or full: HomeKit and Home Assistant say nothing either.
+        if has.battery, let battery { members.append(("battery", .string(battery.rawValue))) }
+        return .object(members)
     }
 }

@@ -25,7 +25,7 @@ extension StatusSnapshot {
         let door = doors.map { status in
             var text = (doors.count > 1 ? "\(status.id ?? "door \(status.index + 1)") " : "") + status.position.rawValue
             if let fault = status.fault { text += ", fault \(fault.rawValue)" }
-            if status.sensing.believed { text += " (believed: no sensors)" }
+            if status.capabilities.position == .believed { text += " (believed: no sensors)" }
             return text
         }.joined(separator: "; ")
         let locked = locked(at: now).map { "\($0.channel.rawValue) until \(until($0.seconds))" }

@@ -38,15 +38,18 @@ extension GaragePins {
         }
 
         static func rows(_ r: JSONValue) -> [[String]] {
-            var rows = [["door", door(r)],
+            var rows = [["door", door(r)]]
+            if let parts = r["parts"] { rows.append(["has", has(parts)]) }
+            rows += [
                         ["auto-close", r["auto_close_s"]?.intValue.map { "in \($0) s" } ?? "none pending"]]
             if let interval = r["auto_close_interval_s"], interval != .null {
-                rows[1][1] += " (every \(interval.intValue.map { "\($0) s" } ?? "?") open)"
+                rows[rows.count - 1][1] += " (every \(interval.intValue.map { "\($0) s" } ?? "?") open)"
             }
             if let hold = r["hold_s"]?.intValue { rows.append(["hold", "held open for \(hold / 60) min \(hold % 60) s more"]) }
             if let fault = r["fault"]?.stringValue { rows.append(["fault", fault]) }
             if r["warning"]?.boolValue == true { rows.append(["warning", "on"]) }
             if let light = r["light"]?.boolValue { rows.append(["light", light ? "on" : "off"]) }
+            rows += openerRows(r["opener"])
             if let open = r["open_s"]?.intValue { rows.append(["open for", "\(open / 60) min \(open % 60) s"]) }
             if let opener = r["last_opened_by"]?.stringValue { rows.append(["opened by", opener]) }
             rows.append(["lockout", lockout(r)])
@@ -75,6 +78,23 @@ extension GaragePins {
                 v?.boolValue.map { "\(name) switch \($0 ? "active" : "inactive")" }
             }
             return state + " (sensed: " + reads.joined(separator: ", ") + ")"
+        }
+
+        /// What the door has, from the record's `parts` (its table of parts), in garaged's words.
+        static func has(_ parts: JSONValue) -> String {
+            guard case .object(let members) = parts else { return "?" }
+            return DoorCapabilities.words(members.map { ($0.0, $0.1.stringValue ?? "") })
+        }
+
+        /// What the opener says of the parts it has: only those its record carries.
+        static func openerRows(_ opener: JSONValue?) -> [[String]] {
+            guard let opener else { return [] }
+            var rows: [[String]] = []
+            if let locked = opener["remotes_locked"] { rows.append(["remotes", locked.boolValue.map { $0 ? "locked" : "unlocked" } ?? "not said yet"]) }
+            if let motion = opener["motion"]?.boolValue { rows.append(["motion", motion ? "seen" : "none"]) }
+            if let openings = opener["openings"] { rows.append(["openings", openings.intValue.map(String.init) ?? "not said yet"]) }
+            if let battery = opener["battery"]?.stringValue { rows.append(["battery", battery]) }
+            return rows
         }
 
         /// How an opener's door is known: from the opener, or not yet or no longer, since the

@@ -20,6 +20,9 @@ struct DoorSettings: Sendable {
     let light: RelaySpec?
     /// The opener spoken to on its own wire; nil when the relay moves the door.
     let opener: OpenerSpec?
+    /// What the door has, from all of the above and its opener's kind: the one table every
+    /// audience's parts follow (HomeKit's services, Home Assistant's entities, doctor).
+    let capabilities: DoorCapabilities
 
     init(id: String?, origin: String?, values: SettingValues) throws(ConfigError) {
         self.id = id
@@ -38,21 +41,21 @@ struct DoorSettings: Sendable {
             for (given, key) in [(sensorClosed != nil, \Catalog.sensorClosed), (sensorOpen != nil, \Catalog.sensorOpen), (sensorObstruction != nil, \Catalog.sensorObstruction)] where given {
                 throw ConfigError("\(values.origin(of: key)) and \(values.origin(of: \.opener)): \(id.map { "door \($0)" } ?? "the door") has an opener, which reports where the door is and what its own photo-eyes see; remove the switch (or remove opener to read switches and press a relay)")
             }
-            switch opener {
-            case .secPlus2(let device): sensing = .reported(by: opener.name, protocol: "secplus2", device: device)
-            }
+            sensing = .reported(by: opener.name, kind: opener.kind, device: opener.device)
         } else {
             sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
         }
+        // Without a warn output, an opener's own light (where its kind has one) flashes as the warning.
+        let openerLight = opener?.kind.light == true
         var timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
-                            // Without a warn output, an opener's own light flashes as the warning.
-                            warning: warn == nil && opener == nil ? nil : .seconds(values.warnS),
+                            warning: warn == nil && !openerLight ? nil : .seconds(values.warnS),
                             leftOpen: values.leftOpenS == 0 ? nil : .seconds(values.leftOpenS),
                             light: light == nil ? nil : .seconds(values.lightS))
         timing.motion = .seconds(values.motionS)
-        timing.warningFlashesLight = warn == nil && opener != nil
+        timing.warningFlashesLight = warn == nil && openerLight
         self.timing = timing
+        capabilities = DoorCapabilities(sensing: sensing, timing: timing)
     }
 
     subscript<V>(dynamicMember path: KeyPath<Catalog, Setting<V>>) -> V { values[dynamicMember: path] }

@@ -74,8 +74,7 @@ struct Daemon {
                                                            name: settings.bleName, commandsEnabled: m.commands,
                                                            version: BuildInfo.version,
                                                            covers: settings.doors.map {
-                                                               HomeAssistant.Cover(id: $0.id, name: $0.name, photoEye: $0.sensorObstruction != nil,
-                                                                                   light: $0.light != nil, opener: $0.opener != nil)
+                                                               HomeAssistant.Cover(id: $0.id, name: $0.name, has: $0.capabilities)
                                                            }),
                             log: log, inbox: inbox)
         }
@@ -258,10 +257,9 @@ struct Daemon {
         return accessory
     }
 
-    /// A door as HomeKit shows it: an opener has a light of its own (LIGHT on/off), the lock of
-    /// its remotes and a motion sensor, so its door gets the Lightbulb even with no light wired.
+    /// A door as HomeKit shows it: a service for each part the door has (`DoorSettings.capabilities`).
     private func homeKitDoor(_ d: DoorSettings) -> HAPDatabase.Door {
-        HAPDatabase.Door(name: d.name ?? d.id ?? settings.homekitName, hasLight: d.light != nil || d.opener != nil, hasOpener: d.opener != nil)
+        HAPDatabase.Door(name: d.name ?? d.id ?? settings.homekitName, has: d.capabilities)
     }
 
     /// Says at start what an automatic close will do without the safeguards a garage should

@@ -121,6 +121,8 @@ extension DoorLoop {
                 controller.openerSawMotion(of: door, at: now)
             case .wallButton:
                 controller.openerSawWallButton(of: door, at: now)
+            case .battery(let battery):
+                controller.openerReported(battery: battery, of: door)
             case .pressOver:
                 carryOut(controller.relayReleased(door, at: now, wall: wall))
             case .pressNotSent(let permit, let why):

@@ -89,7 +89,7 @@ struct DoorSetup {
         return [
             ("relay", hardware.relay?.description ?? "none (opener \(settings.opener.map(String.init(describing:)) ?? "-"))"), ("pulse_ms", String(t.pulse.nanoseconds / 1_000_000)),
             ("travel_s", String(t.travel.secondsRoundedUp)), ("auto_close_s", autoClose),
-            ("door", unit.door.position.rawValue + (settings.sensing.believed ? " (assumed)" : "")),
+            ("door", unit.door.position.rawValue + (settings.capabilities.position == .believed ? " (assumed)" : "")),
             ("sensing", settings.sensing.description), ("switches", switchList.isEmpty ? "none" : switchList),
             ("warning", warningLine), ("light", hardware.outputs.light?.description ?? "none"),
         ]

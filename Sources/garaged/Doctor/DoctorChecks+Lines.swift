@@ -18,7 +18,7 @@ extension DoctorChecks {
             if let spec = door.sensorClosed { input(.closed, of, spec, activeLow: door.sensorClosedActiveLow, into: &report) }
             if let spec = door.sensorOpen { input(.open, of, spec, activeLow: door.sensorOpenActiveLow, into: &report) }
             if let spec = door.sensorObstruction { input(.obstruction, of, spec, activeLow: door.sensorObstructionActiveLow, into: &report) }
-            if door.sensing.believed {
+            if door.capabilities.position == .believed {
                 report.add(.warn, of + "sensors", "none: garaged only believes where \(door.label) is; a reed switch on --\(door.id.map { "door.\($0)." } ?? "")sensor-closed lets it know (wiring/README.md)")
             }
         }

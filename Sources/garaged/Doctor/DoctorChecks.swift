@@ -35,10 +35,19 @@ struct DoctorChecks {
         socket(into: &report)
         lines(into: &report)
         openers(into: &report)
+        parts(into: &report)
         safety(into: &report)
         bluetooth(into: &report)
         mqtt(into: &report)
         homekit(into: &report)
+    }
+
+    /// What each door has, from its table of parts (`DoorSettings.capabilities`): what its
+    /// status, HomeKit and Home Assistant will show, and nothing else.
+    func parts(into report: inout DoctorReport) {
+        for door in settings.doors {
+            report.add(.ok, door.id.map { "\($0) parts" } ?? "parts", door.capabilities.summary)
+        }
     }
 
     /// What an automatic close would do without the safeguards a garage should have, and the

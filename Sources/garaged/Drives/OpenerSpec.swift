@@ -1,3 +1,5 @@
+import DoorCore
+
 /// The `--opener` value: how garaged speaks to an opener on its own wire instead of pressing a
 /// relay. Today one kind: `secplus2:DEVICE`, Security+ 2.0 on a serial device (or a pty).
 enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
@@ -20,6 +22,20 @@ enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
     var name: String {
         switch self {
         case .secPlus2(let device): return "the Security+ 2.0 opener on \(device)"
+        }
+    }
+
+    /// Its protocol, and so what it has (`DoorCapabilities`).
+    var kind: OpenerKind {
+        switch self {
+        case .secPlus2: return .secPlus2
+        }
+    }
+
+    /// Its serial device.
+    var device: String {
+        switch self {
+        case .secPlus2(let device): return device
         }
     }
 

@@ -33,6 +33,9 @@ final class SerialPort: @unchecked Sendable, CustomStringConvertible {
         let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if n > 0 { return Array(buffer[0..<n]) }
         if n < 0 && (errno == EAGAIN || errno == EINTR) { return [] }
+        // End of file (a pty whose other end closed, a USB adapter unplugged) leaves errno as
+        // it was: say so, not the last call's error.
+        if n == 0 { errno = 0 }
         return nil
     }
 

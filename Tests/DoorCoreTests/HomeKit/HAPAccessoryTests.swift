@@ -8,7 +8,7 @@ final class HAPAccessoryTests: XCTestCase {
     private func id(_ aid: Int, _ iid: Int) -> HAPCharacteristicID { HAPCharacteristicID(aid: aid, iid: iid) }
 
     func testOneDoorIsOneGarageDoorOpenerAccessoryWithFixedInstanceIDs() {
-        let db = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: false)], firmware: "1.0", serial: "s")
+        let db = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", has: .relay(light: false))], firmware: "1.0", serial: "s")
         XCTAssertEqual(db.category, 4, "a garage door opener")
         XCTAssertEqual(db.characteristic(id(1, 17)), .currentDoorState(door: 0))
         XCTAssertEqual(db.characteristic(id(1, 18)), .targetDoorState(door: 0))
@@ -20,9 +20,9 @@ final class HAPAccessoryTests: XCTestCase {
     }
 
     func testALightIsALightbulbAndSeveralDoorsAreABridge() {
-        let lit = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: true)], firmware: "1.0", serial: "s")
+        let lit = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", has: .relay(light: true))], firmware: "1.0", serial: "s")
         XCTAssertEqual(lit.characteristic(id(1, 33)), .lightOn(door: 0))
-        let two = HAPDatabase(name: "Garages", doors: [.init(name: "Left", hasLight: false), .init(name: "Gate", hasLight: true)],
+        let two = HAPDatabase(name: "Garages", doors: [.init(name: "Left", has: .relay(light: false)), .init(name: "Gate", has: .relay(light: true))],
                               firmware: "1.0", serial: "s")
         XCTAssertEqual(two.category, 2, "a bridge")
         XCTAssertNil(two.characteristic(id(1, 17)), "the bridge itself has no door")
@@ -37,7 +37,7 @@ final class HAPAccessoryTests: XCTestCase {
     /// renamed or a light added is a new one.
     func testTheDigestChangesExactlyWhenTheDatabaseDoes() {
         func db(_ name: String, light: Bool) -> HAPDatabase {
-            HAPDatabase(name: "Garage", doors: [.init(name: name, hasLight: light)], firmware: "1.0", serial: "s")
+            HAPDatabase(name: "Garage", doors: [.init(name: name, has: .relay(light: light))], firmware: "1.0", serial: "s")
         }
         XCTAssertEqual(db("Garage", light: false).digest, db("Garage", light: false).digest)
         XCTAssertNotEqual(db("Garage", light: false).digest, db("Barn", light: false).digest)
@@ -45,7 +45,7 @@ final class HAPAccessoryTests: XCTestCase {
     }
 
     func testTheDocumentDescribesEachCharacteristicsFormatPermissionsAndValue() throws {
-        let db = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: false)], firmware: "1.0", serial: "s")
+        let db = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", has: .relay(light: false))], firmware: "1.0", serial: "s")
         let doc = db.document { c in c == .currentDoorState(door: 0) ? .number(2) : .null }
         let text = doc.serialized
         let parsed = try JSONParser.parse(text)

@@ -10,7 +10,7 @@ final class HAPOpenerTests: XCTestCase {
     private let timing = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: nil)
 
     private func database(opener: Bool, light: Bool = true) -> HAPDatabase {
-        HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: light, hasOpener: opener)], firmware: "1.0", serial: "s")
+        HAPDatabase(name: "Garage", doors: [.init(name: "Garage", has: opener ? .opener() : .relay(light: light))], firmware: "1.0", serial: "s")
     }
 
     func testAnOpenerDoorHasTheLockOnItsDoorServiceAndAMotionSensor() throws {
@@ -19,7 +19,8 @@ final class HAPOpenerTests: XCTestCase {
         XCTAssertEqual(db.characteristic(id(1, 22)), .lockTargetState(door: 0))
         XCTAssertEqual(db.characteristic(id(1, 33)), .lightOn(door: 0))
         XCTAssertEqual(db.characteristic(id(1, 49)), .motionDetected(door: 0))
-        XCTAssertEqual(db.notifying.map(\.0), [id(1, 17), id(1, 18), id(1, 19), id(1, 21), id(1, 22), id(1, 33), id(1, 49)])
+        XCTAssertEqual(db.notifying.map(\.0), [id(1, 17), id(1, 18), id(1, 19), id(1, 21), id(1, 22), id(1, 33), id(1, 49),
+                                               id(1, 65), id(1, 66), id(1, 67)])
         XCTAssertTrue(HAPCharacteristic.lockTargetState(door: 0).writable)
         XCTAssertFalse(HAPCharacteristic.lockCurrentState(door: 0).writable)
         XCTAssertFalse(HAPCharacteristic.motionDetected(door: 0).writable)
@@ -52,7 +53,7 @@ final class HAPOpenerTests: XCTestCase {
         XCTAssertNotEqual(relay.digest, database(opener: true).digest, "an opener fitted is a new configuration number")
         XCTAssertNotEqual(database(opener: false).digest, database(opener: true).digest, "even with a light wired before")
         XCTAssertEqual(database(opener: true).digest, database(opener: true).digest)
-        let two = HAPDatabase(name: "Garages", doors: [.init(name: "Left", hasLight: false), .init(name: "Right", hasLight: true, hasOpener: true)],
+        let two = HAPDatabase(name: "Garages", doors: [.init(name: "Left", has: .relay(light: false)), .init(name: "Right", has: .opener())],
                               firmware: "1.0", serial: "s")
         XCTAssertNil(two.characteristic(id(2, 21)), "the relay door has no lock")
         XCTAssertEqual(two.characteristic(id(3, 22)), .lockTargetState(door: 1))
@@ -63,7 +64,7 @@ final class HAPOpenerTests: XCTestCase {
     /// motion, the light and the photo-eyes are the opener's.
     func testTheOpenersReportsAreWhatHomeKitReads() {
         var c = Controller(table: try! PinTable(master: PIN("12345")!, capacity: 4),
-                           door: Door(timing: timing, sensing: .reported(by: "x", protocol: "secplus2", device: "/dev/ttyS0"), at: t(0)),
+                           door: Door(timing: timing, sensing: .reported(by: "x", device: "/dev/ttyS0"), at: t(0)),
                            store: MemoryStore())
         _ = c.openerReported(.closed, obstructed: false, at: t(0))
         func view(_ ms: Int) -> HAPDoorView { HAPDoorView(c.status(at: t(ms))) }

@@ -25,7 +25,7 @@ final class HAPSessionTests: XCTestCase {
             self.crypto = crypto
             state = HAPAccessoryState(id: "1A:2B:3C:4D:5E:6F", seed: [UInt8](repeating: 7, count: 32), setupCode: "031-45-154",
                                       setupID: "ABCD", pairings: pairings)
-            database = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", hasLight: true, hasOpener: opener)], firmware: "1.0", serial: "s")
+            database = HAPDatabase(name: "Garage", doors: [.init(name: "Garage", has: opener ? .opener() : .relay(light: true))], firmware: "1.0", serial: "s")
         }
 
         func pairSetup(_ body: [UInt8], connection: Int, peer: String, at now: Instant) -> [UInt8] {

@@ -142,7 +142,8 @@ final class SecPlus2MessageTests: XCTestCase {
     func testCommandNames() {
         XCTAssertEqual(SecPlus2Command.status.description, "STATUS (0x081)")
         XCTAssertEqual(SecPlus2Command.pingResponse.description, "PING_RESP (0x393)")
-        XCTAssertEqual(SecPlus2Command(code: 0x09D)!.description, "0x09d")
+        XCTAssertEqual(SecPlus2Command(code: 0x09D)!.description, "BATTERY (0x09d)")
+        XCTAssertEqual(SecPlus2Command(code: 0x09E)!.description, "0x09e")
         XCTAssertEqual(Set(SecPlus2Command.named.map(\.command.code)).count, SecPlus2Command.named.count)
     }
 }

@@ -95,7 +95,8 @@ final class SecPlus2SessionTests: XCTestCase {
         return permit!
     }
 
-    /// Starts a session whose opener answered: status asked and answered (closed), openings too.
+    /// Starts a session whose opener answered: status asked and answered (closed), openings too,
+    /// and its backup battery asked (at 35 ms, code 3; an opener without one never answers).
     private func answered(_ codes: MemoryCodes = MemoryCodes()) -> SecPlus2Session {
         var s = session(codes)
         let first = run(&s, at: t(0))
@@ -103,6 +104,7 @@ final class SecPlus2SessionTests: XCTestCase {
         _ = s.received(status(.closed), at: t(10))
         XCTAssertEqual(run(&s, at: t(20)).written.map(\.command), [.getOpenings])
         _ = s.received(packet(.openings, byte2: 7, from: opener), at: t(30))
+        XCTAssertEqual(run(&s, at: t(35)).written.map(\.command), [.getBattery], "then the battery")
         return s
     }
 
@@ -152,13 +154,42 @@ final class SecPlus2SessionTests: XCTestCase {
         XCTAssertNil(s.openerID)
     }
 
+    /// Issue 38: the backup battery is asked (GET_BATTERY, nibble 5) once the opener first
+    /// answered and then every hour; its BATTERY, asked or not, is the door's (6 charging, 8
+    /// full, anything else not known), and a change is said once in the log.
+    func testTheBatteryIsAskedHourlyAndItsAnswerIsTheDoors() {
+        var s = answered()
+        let ask = run(&s, at: t(35)).written
+        XCTAssertEqual(ask, [], "asked once at 35 ms, not again at once")
+        var charging = s.received(packet(.battery, byte1: 6, from: opener, rolling: 501), at: t(50))
+        XCTAssertEqual(charging.popLast(), .battery(.charging))
+        XCTAssertEqual(charging.map { if case .note(let n) = $0 { n.event } else { "" } }, ["opener-battery"])
+        XCTAssertEqual(s.received(packet(.battery, byte1: 6, from: opener, rolling: 502), at: t(60)), [.battery(.charging)],
+                       "the same again: no second log line")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 6, from: panel, rolling: 503), at: t(70)), [], "another device's says nothing")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 8, from: opener, rolling: 504), at: t(80)).last, .battery(.full),
+                       "unasked: the opener may say it by itself")
+        XCTAssertEqual(s.received(packet(.battery, byte1: 0, from: opener, rolling: 505), at: t(90)), [.battery(nil)],
+                       "0: it does not know; a change within the minute is not said again (anyone on the wire can make it flap)")
+        let unknown = s.received(packet(.battery, byte1: 0, from: opener, rolling: 506), at: t(60_050))
+        XCTAssertEqual(unknown.last, .battery(nil))
+        XCTAssertTrue(unknown.contains { if case .note(let n) = $0 { n.level == .warning } else { false } }, "said a minute on: \(unknown)")
+
+        let halfAnHour = run(&s, at: t(1_800_000)).written + run(&s, at: t(1_800_005)).written
+        XCTAssertEqual(halfAnHour.filter { $0.command == .getBattery }, [], "not before the hour")
+        // An hour on: asked again (the status is asked again too after six minutes of quiet).
+        _ = s.received(status(.closed), at: t(3_599_000))
+        let hourly = run(&s, at: t(3_600_035)).written + run(&s, at: t(3_600_040)).written
+        XCTAssertEqual(hourly.filter { $0.command == .getBattery }.map(\.nibble), [5], "\(hourly.map(\.command))")
+    }
+
     /// H2: a packet with garaged's id is its echo only if it carries a code garaged just wrote.
     func testAnEchoIsOnlyACodeJustWritten() {
         let codes = MemoryCodes()
         var s = answered(codes)
         // The echo of the GET_OPENINGS written at 20 ms (code 2) says nothing.
         XCTAssertEqual(s.received(packet(.getOpenings, from: codes.client, rolling: 2), at: t(40)), [])
-        XCTAssertEqual(codes.next, 3)
+        XCTAssertEqual(codes.next, 4)
     }
 
     /// H2: another device's packet with garaged's id and a code above garaged's: the opener would
@@ -204,6 +235,29 @@ final class SecPlus2SessionTests: XCTestCase {
         XCTAssertEqual(written.map(\.command).filter { $0 == .doorAction }, [], "never sent late")
         XCTAssertTrue(told.contains(.pressNotSent(permit, why: "the line was busy until past the request's deadline: the press was not sent")))
         XCTAssertEqual(run(&s, at: t(4_000)).written.filter { $0.command == .doorAction }, [])
+    }
+
+    /// Codes go out in ascending order whatever jumps the queue: the opener ignores a code below
+    /// the last it took from us, so a press written before a queued light must not leave the
+    /// light with a lower code; and nothing goes between a press and its release.
+    func testAPressThatJumpsTheQueueNeverLeavesALowerCodeBehind() {
+        var s = answered()
+        _ = s.received([0xAA], at: t(1_000))
+        XCTAssertTrue(s.ask(.light(true), at: t(1_000)))
+        XCTAssertNil(s.carryOut(openPermit(), deadline: t(3_000), at: t(1_000)))
+        var rolling: [(SecPlus2Command, UInt32)] = []
+        for ms in stride(from: 1_002, to: 1_200, by: 2) {
+            while true {
+                let step = s.due(at: t(ms))
+                guard let bytes = step.write else { break }
+                let packet = try! SecPlus2Packet(decoding: bytes)
+                rolling.append((SecPlus2Fields(packet).command, packet.rolling))
+                _ = s.wrote(ok: true, at: t(ms))
+            }
+        }
+        XCTAssertEqual(rolling.map(\.0), [.doorAction, .doorAction, .light], "the press, its release, then the light")
+        XCTAssertEqual(rolling[1].1, rolling[0].1, "the release carries the press's code")
+        XCTAssertTrue(rolling[0].1 < rolling[2].1, "\(rolling)")
     }
 
     /// H3: the press and its release 150 ms later; the door hears the press is over only when
