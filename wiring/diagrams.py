@@ -754,10 +754,10 @@ def opener_secplus2():
         " and ignores them.",
         "The Pi is powered by its own supply, not from the wire. All grounds (Pi, Q1, Q2, the"
         " opener's white terminal) are one.",
-        "config.txt: enable_uart=1; on a Pi 3, 4, 400 or Zero 2 W dtoverlay=miniuart-bt (Bluetooth"
-        " kept; a Pi 3 also core_freq=250),",
-        "on a Pi 5 dtparam=uart0=on. No serial console on it (cmdline.txt)."
-        " garaged --opener secplus2:/dev/ttyAMA0",
+        "Pi 3, 4, 400, Zero 2 W: config.txt enable_uart=1, dtoverlay=miniuart-bt, core_freq=250"
+        " (Bluetooth kept); garaged --opener secplus2:/dev/serial0.",
+        "Pi 5: config.txt dtparam=uart0=on; garaged --opener secplus2:/dev/ttyAMA0."
+        " No serial console on it (cmdline.txt).",
     ])
     save(d, "opener-secplus2")
 

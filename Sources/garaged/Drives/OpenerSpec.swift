@@ -6,7 +6,7 @@ enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
     case secPlus2(device: String)
 
     /// What the setting accepts, for its help and its errors.
-    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device: the UART on pins 8 and 10 is /dev/serial0 on a Pi 3, 4, 400 or Zero 2 W and /dev/ttyAMA0 on a Pi 5, see docs/openers.md)"
+    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device; on a Raspberry Pi the UART on pins 8 and 10: /dev/serial0 on a Pi 3, 4, 400 or Zero 2 W with enable_uart=1 in config.txt, where /dev/ttyAMA0 is Bluetooth's unless dtoverlay=miniuart-bt moves it; /dev/ttyAMA0 on a Pi 5 with dtparam=uart0=on; see docs/openers.md)"
 
     /// Parses the spec; the error says what is accepted.
     static func parse(_ text: String) throws(SettingError) -> OpenerSpec? {
