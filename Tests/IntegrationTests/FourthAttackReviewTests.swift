@@ -13,10 +13,18 @@ final class FourthAttackReviewTests: GaragedTestCase {
         let busy_until: Double
     }
 
-    /// The fake's record of a busy line once it ended: when its last noise byte went out.
+    /// The fake's record of a busy line once it ended: when its last noise byte went out, and
+    /// its own longest pause between noise bytes.
     private struct BusyEnded: Decodable {
         let busy_start: Double
         let busy_end: Double
+        let max_gap: Double
+    }
+
+    /// The longest pause in the noise of the busy line that started at `from`, in microseconds
+    /// (0 while it has not ended).
+    private func longestPause(ofBusyLineFrom from: Double) -> Int {
+        Int((notes(BusyEnded.self).first { $0.busy_start == from }?.max_gap ?? 0) * 1_000_000)
     }
 
     /// The fake's notes of one kind (its log's lines that decode as `T`).
@@ -48,71 +56,101 @@ final class FourthAttackReviewTests: GaragedTestCase {
     /// used to count the warning from the request, so the close went out 3 s after it: only
     /// ~1.5 s after the first flash anyone could see. The warning counts from the first flash
     /// actually written: the close's DOOR_ACTION reaches the opener a whole warning (3 s) after
-    /// the first LIGHT it received.
+    /// the first LIGHT it received. A loaded machine can pause the busy line long enough for
+    /// garaged to flash into it (then nothing held the warning up): the door is opened again
+    /// and the scenario tried again, three times at most.
     func testTheWarningCountsFromTheFirstFlashWrittenNotFromTheRequest() throws {
         try initTable()
         try startOpener(state: "open")
         let daemon = try startGaragedWithOpener(["--warn-s", "3"])
         assertDoor(daemon, becomes: "OPEN", "the door OPEN, as the opener says")
-        let busy = try busyLine(1.5)
-        let askedAt = monotonicSeconds()
-        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
-        let press = { (p: OpenerPacket) in p.name == "DOOR_ACTION" && p.byte1 == 1 }
-        guard waitUntil("the close's DOOR_ACTION press at the opener", timeout: .seconds(15), { openerPackets().contains(where: press) }) else {
-            return XCTFail("\(daemon.log)\n\(openerPackets())")
+        var notHeldUp: [String] = []
+        for attempt in 1...3 {
+            let seen = openerPackets().count
+            let busy = try busyLine(1.5)
+            let askedAt = monotonicSeconds()
+            XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+            let press = { (p: OpenerPacket) in p.name == "DOOR_ACTION" && p.byte1 == 1 }
+            guard waitUntil("attempt \(attempt): the close's DOOR_ACTION press at the opener", timeout: .seconds(15), {
+                openerPackets().dropFirst(seen).contains(where: press)
+            }) else { return XCTFail("\(daemon.log)\n\(openerPackets())") }
+            let all = openerPackets().dropFirst(seen)
+            guard let close = all.first(where: press), let flash = all.first(where: { $0.name == "LIGHT" }) else { return XCTFail("\(all)") }
+            XCTAssertEqual(close.nibble, 0, "a close")
+            // Whatever the line did, the close comes a whole warning after the first flash.
+            XCTAssertGreaterThanOrEqual(close.t - flash.t, 3 - 0.1,
+                                        "a whole warning between the first flash written (\(flash.t - askedAt) s after the request) and the close: \(all)")
+            // The scenario: the request came while the line was busy, and the first flash waited for it.
+            if askedAt < busy.busy_until - 0.5 && flash.during_busy != true {
+                XCTAssertGreaterThan(flash.t, askedAt + 0.5, "the first flash held up by the busy line: \(all)")
+                XCTAssertEqual(daemon.stop(), .exited(0))
+                return
+            }
+            notHeldUp.append(askedAt >= busy.busy_until - 0.5
+                ? "the request came \(askedAt - busy.busy_from) s into the 1.5 s busy line"
+                : "garaged flashed into a pause of the busy line (its noise paused up to \(longestPause(ofBusyLineFrom: busy.busy_from)) us)")
+            assertDoor(daemon, becomes: "CLOSED", "attempt \(attempt): CLOSED", within: .seconds(10))
+            XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+            assertDoor(daemon, becomes: "OPEN", "attempt \(attempt): OPEN again")
         }
-        let all = openerPackets()
-        guard let close = all.first(where: press), let flash = all.first(where: { $0.name == "LIGHT" }) else { return XCTFail("\(all)") }
-        XCTAssertEqual(close.nibble, 0, "a close")
-        // The scenario: the request came while the line was busy, so the first flash waited for it.
-        guard askedAt < busy.busy_until - 0.5 else {
-            XCTAssertEqual(daemon.stop(), .exited(0))
-            throw XCTSkip("the request came \(askedAt - busy.busy_from) s into a 1.5 s busy line: the machine was too slow to hold the warning up")
-        }
-        guard flash.during_busy != true else {
-            XCTAssertEqual(daemon.stop(), .exited(0))
-            throw XCTSkip("garaged found a pause in the busy line for its first flash (the fake was held up): the warning was not held up")
-        }
-        XCTAssertGreaterThan(flash.t, askedAt, "the first flash after the request")
-        XCTAssertGreaterThanOrEqual(close.t - flash.t, 3 - 0.1,
-                                    "a whole warning between the first flash written (\(flash.t - askedAt) s after the request) and the close: \(all)")
         XCTAssertEqual(daemon.stop(), .exited(0))
+        throw XCTSkip("the busy line never held the warning up: \(notHeldUp.joined(separator: "; "))")
     }
 
     /// H3b: a press held up by a busy line past its request's deadline. garaged used to send it
     /// whenever the line was quiet (3-4 s late, the door moving long after the owner asked). Now
-    /// it is never sent (the log says press-not-sent), the opener receives no DOOR_ACTION even
-    /// 2 s after the line went quiet, and a fresh request opens the door.
+    /// it is never sent (the log says press-not-sent), the opener receives no DOOR_ACTION press
+    /// even 2 s after the line went quiet, and a fresh request opens the door. A loaded machine
+    /// can pause the busy line long enough for garaged to send the press in time (not the
+    /// finding): then the scenario is tried again with a fresh opener and garaged, three times
+    /// at most.
     func testAPressTheBusyLineHeldPastItsDeadlineIsNeverSent() throws {
         try initTable()
-        try startOpener()
-        let daemon = try startGaragedWithOpener()
-        assertDoor(daemon, becomes: "CLOSED", "the door CLOSED, as the opener says")
-        let busy = try busyLine(4)
-        let askedAt = monotonicSeconds()
-        let answer = try daemon.ask("12345O=1")
-        XCTAssertTrue(answer == "OK" || answer.hasPrefix("ERR"), answer)
-        guard waitUntil("the busy line to end", timeout: .seconds(10), { !notes(BusyEnded.self).isEmpty }) else { return XCTFail(daemon.log) }
-        // garaged's deadline is the request's arrival + 2 s; the fake reads a packet within a
-        // fraction of a second of its write, so one it read 0.5 s past that was written late.
-        let deadline = askedAt + 2
-        let actions = { self.openerPackets().filter { $0.name == "DOOR_ACTION" } }
-        let late = eventually(within: .seconds(2)) { actions().contains { ($0.start ?? $0.t) > deadline + 0.5 } }
-        // The scenario: the request came early in the busy line, and garaged found no pause in
-        // its noise before the deadline (a loaded machine can hold the fake up past 1.3 ms; a
-        // press rightly sent into that pause is not the finding).
-        guard askedAt + 2.5 < busy.busy_until, !actions().contains(where: { ($0.start ?? $0.t) <= deadline + 0.5 }) else {
+        var sentInTime: [String] = []
+        for attempt in 1...3 {
+            let seen = openerPackets().count
+            let fake = try startOpener()
+            let daemon = try startGaragedWithOpener()
+            assertDoor(daemon, becomes: "CLOSED", "attempt \(attempt): the door CLOSED, as the opener says")
+            let busy = try busyLine(4)
+            let askedAt = monotonicSeconds()
+            let answer = try daemon.ask("12345O=1")
+            XCTAssertEqual(answer, "OK", "the press is taken; whether it can be sent is the line's")
+            guard waitUntil("attempt \(attempt): the busy line to end", timeout: .seconds(10), { notes(BusyEnded.self).count >= attempt }) else {
+                return XCTFail(daemon.log)
+            }
+            // garaged's deadline is the request's arrival + 2 s; the fake reads a packet within a
+            // fraction of a second of its write, so a press it read 0.5 s past that was written late.
+            let deadline = askedAt + 2
+            let presses = { self.openerPackets().dropFirst(seen).filter { $0.name == "DOOR_ACTION" && $0.byte1 == 1 } }
+            let late = eventually(within: .seconds(2)) { presses().contains { ($0.start ?? $0.t) > deadline + 0.5 } }
+            guard !late else {
+                XCTFail("attempt \(attempt): the press reached the opener after its request's deadline: \(presses())")
+                XCTAssertEqual(daemon.stop(), .exited(0))
+                return
+            }
+            // The scenario: the request came early in the busy line, and garaged found no pause
+            // in its noise before the deadline.
+            if askedAt + 2.5 < busy.busy_until && presses().isEmpty {
+                XCTAssertTrue(waitUntil("press-not-sent in the log", timeout: .seconds(5)) { daemon.log.contains("press-not-sent") }, daemon.log)
+                XCTAssertTrue(doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#), doorStatus(daemon))
+                XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
+                assertDoor(daemon, becomes: "OPEN", "OPEN by the fresh request")
+                let actions = openerPackets().dropFirst(seen).filter { $0.name == "DOOR_ACTION" }
+                XCTAssertEqual(actions.map(\.byte1), [1, 0], "one press and its release, the fresh request's: \(actions)")
+                XCTAssertEqual(daemon.stop(), .exited(0))
+                return
+            }
+            sentInTime.append(askedAt + 2.5 >= busy.busy_until
+                ? "the request came \(askedAt - busy.busy_from) s into the 4 s busy line"
+                : "garaged found a pause in the busy line for the press (its noise paused up to \(longestPause(ofBusyLineFrom: busy.busy_from)) us)")
             XCTAssertEqual(daemon.stop(), .exited(0))
-            throw XCTSkip("the line was not held busy past the deadline: the request came \(askedAt - busy.busy_from) s into it, the press went out before the deadline: \(actions())")
+            fake.terminate()
+            // Its link names a pty that is gone (and whose number the kernel may give anyone):
+            // the next garaged must wait for the next fake's.
+            try FileManager.default.removeItem(atPath: openerLink)
         }
-        XCTAssertFalse(late, "the press reached the opener after its request's deadline: \(actions())")
-        XCTAssertTrue(waitUntil("press-not-sent in the log", timeout: .seconds(5)) { daemon.log.contains("press-not-sent") }, daemon.log)
-        XCTAssertTrue(doorStatus(daemon).hasPrefix(#"{"door":"CLOSED""#), doorStatus(daemon))
-
-        XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
-        assertDoor(daemon, becomes: "OPEN", "OPEN by the fresh request")
-        XCTAssertEqual(actions().map(\.byte1), [1, 0], "one press and its release, the fresh request's: \(actions())")
-        XCTAssertEqual(daemon.stop(), .exited(0))
+        throw XCTSkip("the busy line never held the press past its deadline: \(sentInTime.joined(separator: "; "))")
     }
 
     /// H2: a forged packet with garaged's client id. Someone on the wire sends a GET_STATUS with
@@ -238,7 +276,10 @@ final class FourthAttackReviewTests: GaragedTestCase {
         XCTAssertTrue(waitUntil("opener-silent in the log", timeout: .seconds(5)) { daemon.log.contains("opener-silent") }, daemon.log)
         let refused = try daemon.ask("12345O=1")
         XCTAssertTrue(refused.hasPrefix("ERR "), refused)
-        XCTAssertGreaterThanOrEqual(panelAsks(), 20, "the panel asked every 250 ms meanwhile")
+        // Every 250 ms since garaged's first ask, 5 s and more ago: 20 or so (generous, for a loaded machine).
+        let firstAsk = openerPackets().first { $0.name == "GET_STATUS" }?.t ?? .infinity
+        XCTAssertGreaterThanOrEqual(notes(Written.self, in: writes).filter { $0.panel == true && $0.t > firstAsk }.count, 8,
+                                    "the panel chattered while garaged waited for the opener")
         XCTAssertFalse(openerPackets().contains { $0.name == "DOOR_ACTION" }, "\(openerPackets())")
         try tell("answer")
         XCTAssertTrue(waitUntil("the opener answers: the door CLOSED, no fault", timeout: .seconds(15)) {
