@@ -5,7 +5,8 @@ it at --link), and speaks the wire on the master: every byte garaged writes come
 (the shared wire's echo), every packet received is logged as a JSON line to --log, GET_STATUS is
 answered with STATUS, GET_OPENINGS with OPENINGS, and a DOOR_ACTION press then its release (same
 rolling code, above the last accepted from that client) moves the door over --travel-s with a
-STATUS at each change. Answers wait 5 ms without holding up what comes meanwhile. For the drive's
+STATUS at each change. Answers wait 5 ms without holding up what comes meanwhile, and, as any
+sender's, wait for a busy line to end. For the drive's
 own tests: --busy-s S keeps the line busy (a byte every 0.3 ms, no answers) for S seconds from the
 first packet received; --echo-status precedes each STATUS answer with a STATUS carrying the asker's
 own client id (what garaged would hear as its echo). A pty carries no break (the kernel's pty has
@@ -18,7 +19,20 @@ lines: "motion" (a MOTION packet), "obstruct" and "clear" (its photo-eyes, in ST
 does), "remote" (the same with nothing on the wire: a radio remote or keypad), and "battery charging" or
 "battery full" (its backup battery's state, said at once in a BATTERY packet). GET_BATTERY is
 answered with BATTERY (byte1 6 charging, 8 full) only with --battery charging|full, the state it
-starts with: without it the fake has no battery and answers nothing. --listen PATH replaces the pty
+starts with: without it the fake has no battery and answers nothing. And, one a line with its argument:
+"busy S" (the line busy from now for S seconds, noise as --busy-s makes; the opener answers nothing
+meanwhile, as it would not on a busy line); "forge R" (someone on the wire sends a GET_STATUS with the
+client id the fake last heard a packet from, garaged's, and rolling code R; the opener accepts it as
+it would any higher code, so it then ignores that client's codes up to R, and answers it);
+"unplug S" (the serial device goes away: the pty's master is closed and --link removed; S seconds
+later a new pty is linked at the same path, the opener itself unchanged); "state NAME" (the opener's
+door is now NAME, one of STATES, said in a STATUS); "flap N" (N STATUS packets with the light bit
+flipped each time, one a packet's time apart, 22.4 ms: as fast as the 9600-baud line carries them);
+"silent" (the opener answers nothing and sends nothing of its own, its queued answers dropped; the
+wire still echoes what garaged writes) and "answer" (it speaks again); "panel on" and "panel off"
+(a wall panel with a client id of its own asks GET_STATUS every 250 ms; the opener answers it, unless
+silent). Each is noted in --log as a JSON line with "at" (not "t": it is no packet). --listen PATH
+replaces the pty
 with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
 socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
 on it the same way, ending when it closes. Usage: fakeopener.py --log FILE [--link PATH | --listen
@@ -31,6 +45,11 @@ SYNC = b"\x55\x01\x00"
 ORDERS = {0: (0, 2, 1), 1: (2, 0, 1), 2: (0, 1, 2), 4: (1, 2, 0), 5: (1, 0, 2), 6: (2, 1, 0), 8: (1, 2, 0), 9: (2, 1, 0), 10: (0, 1, 2)}
 # Indicator bits 4-7: which positions (first, second, third) are inverted.
 INVERTS = {0: (1, 1, 0), 1: (0, 1, 0), 2: (0, 0, 1), 4: (1, 1, 1), 5: (1, 0, 1), 6: (0, 1, 1), 8: (1, 0, 0), 9: (0, 0, 0), 10: (1, 0, 1)}
+# One packet's time on the 9600-baud line: 19 bytes of 10 bits, the 1.3 ms quiet before it and its
+# 1.3 ms break. No sender puts packets on the wire closer than this.
+PACKET_S = 19 * 10 / 9600 + 0.0013 + 0.0013
+# The wall panel's client id ("panel on"), and how often it asks.
+PANEL_CLIENT, PANEL_EVERY = 0x1234567, 0.25
 NAMES = {0x080: "GET_STATUS", 0x081: "STATUS", 0x280: "DOOR_ACTION", 0x281: "LIGHT", 0x18C: "LOCK", 0x285: "MOTION",
          0x48B: "GET_OPENINGS", 0x48C: "OPENINGS", 0x09C: "GET_BATTERY", 0x09D: "BATTERY"}
 # BATTERY's byte1 (homekit-ratgdo32's Packet.h): 6 charging, 8 full.
@@ -150,6 +169,11 @@ class Opener:
         self.openings = 17
         self.battery = args.battery  # None: no battery, GET_BATTERY goes unanswered
         self.muted = args.mute
+        self.silent = False    # "silent": nothing of the opener's goes out
+        self.peer = None       # the client id of the last packet received (garaged's)
+        self.replug_at = None  # "unplug": when the device comes back
+        self.panel_next = None  # "panel on": when the panel asks next
+        self.panel_rolling = 9000
         self.light = self.locked = self.obstructed = False
         self.control_fd = None
         self.writes_log = open(args.writes, "a", buffering=1) if args.writes else None
@@ -169,14 +193,22 @@ class Opener:
         if self.master >= 0:
             fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
 
-    def send(self, command, nibble=0, byte1=0, byte2=0, client=None, rolling=None):
+    def note(self, **fields):
+        """A control taken, in the log: "at", not "t", so that no reader takes it for a packet."""
+        self.log.write(json.dumps({"at": time.monotonic(), **fields}) + "\n")
+
+    def send(self, command, nibble=0, byte1=0, byte2=0, client=None, rolling=None, after=0.0):
+        """Queues a packet, the opener's unless `client` says, `after` seconds later than its answer delay."""
+        if client is None and self.silent:
+            return
         fixed = (command & 0xF00) << 24 | (self.client if client is None else client)
         data = byte2 << 24 | byte1 << 16 | nibble << 8 | command & 0xFF
         if rolling is None:
             self.rolling += 1
             rolling = self.rolling
         # A real opener answers after the line has been quiet a while; the loop goes on meanwhile.
-        self.pending.append((time.monotonic() + self.args.answer_ms / 1000, encode(rolling, fixed, data), NAMES.get(command, hex(command))))
+        self.pending.append((time.monotonic() + self.args.answer_ms / 1000 + after, encode(rolling, fixed, data),
+                             NAMES.get(command, hex(command)), client is None))
 
     def write(self, data):
         now = time.monotonic()
@@ -200,20 +232,42 @@ class Opener:
         self.last_noise = now
         self.write(b"\xaa")
 
-    def status(self):
+    def status(self, after=0.0):
         # byte1 bit 6 set: the beam is clear; byte2 bit 1 the light, bit 0 the lock.
         self.send(0x081, nibble=self.state, byte1=0 if self.obstructed else 0x40,
-                  byte2=(2 if self.light else 0) | (1 if self.locked else 0))
+                  byte2=(2 if self.light else 0) | (1 if self.locked else 0), after=after)
 
     def switch(self, current, nibble):
         return {0: False, 1: True, 2: not current}.get(nibble, current)
 
     def control(self, words):
         line, arg = words[0], (words[1] if len(words) > 1 else "")
+        if line not in ("motion", "obstruct", "clear", "button", "remote", "garbage", "battery"):
+            self.note(control=" ".join(words))
         if line == "battery":
             self.battery = arg if arg in BATTERY else None
             if self.battery:
                 self.send(0x09D, byte1=BATTERY[self.battery])
+        elif line == "busy":
+            self.start_busy(float(arg))
+        elif line == "forge":
+            self.forge(int(arg))
+        elif line == "unplug":
+            self.unplug(float(arg))
+        elif line == "state":
+            self.state, self.arrive_at = STATES[arg], None
+            self.status()
+        elif line == "flap":
+            for i in range(int(arg)):
+                self.light = not self.light
+                self.status(after=i * PACKET_S)
+        elif line == "silent":
+            self.silent = True
+            self.pending = [p for p in self.pending if not p[3]]
+        elif line == "answer":
+            self.silent = False
+        elif line == "panel":
+            self.panel_next = time.monotonic() if arg == "on" else None
         elif line == "motion":
             self.send(0x285)
         elif line in ("obstruct", "clear"):
@@ -233,6 +287,62 @@ class Opener:
             self.act(3 if moving else 1 if self.state in (STATES["closed"], STATES["stopped"]) else 0)
         elif line == "garbage":
             self.garbage()
+
+    def start_busy(self, seconds):
+        """The line busy from now (noise as --busy-s makes), its record written when it ends."""
+        now = time.monotonic()
+        self.busy = (now, now + seconds)
+        self.last_noise, self.max_gap, self.max_gap_10s = 0.0, 0.0, 0.0
+        try:  # as --busy-s: no pause of 1.3 ms because the machine is busy (best effort, needs root)
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+        except (OSError, AttributeError):
+            pass
+        self.note(busy_from=now, busy_until=now + seconds)
+
+    def forge(self, rolling):
+        """Someone on the wire sends a GET_STATUS with garaged's client id and `rolling`: the
+        opener hears it as it hears any packet, accepts its code and answers it."""
+        if self.peer is None:
+            self.note(forge_failed="no client heard yet")
+            return
+        self.send(0x080, client=self.peer, rolling=rolling)
+        self.accepted[self.peer] = max(rolling, self.accepted.get(self.peer, -1))
+        self.note(forged=rolling, client=self.peer)
+        self.status()
+
+    def unplug(self, seconds):
+        """The serial device goes away (the pty's master closed, the link removed), and comes
+        back as a new pty at the same path `seconds` later. The opener keeps its state."""
+        if self.listener is not None or self.master < 0:
+            return
+        os.close(self.master)
+        self.master = -1
+        if self.args.link and os.path.lexists(self.args.link):
+            os.unlink(self.args.link)
+        self.pending, self.buffer, self.arrived = [], b"", []
+        self.replug_at = time.monotonic() + seconds
+        self.note(unplugged=self.path)
+
+    def replug(self):
+        self.replug_at = None
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        os.close(slave)
+        fcntl.fcntl(self.master, fcntl.F_SETFL, fcntl.fcntl(self.master, fcntl.F_GETFL) | os.O_NONBLOCK)
+        if self.args.link:
+            os.symlink(self.path, self.args.link)
+        self.note(plugged=self.path)
+
+    def panel(self, now):
+        """The wall panel asks GET_STATUS with its own client id; the opener answers it."""
+        self.panel_rolling += 1
+        self.write(encode(self.panel_rolling, (0x080 & 0xF00) << 24 | PANEL_CLIENT, 0x80))
+        if self.writes_log:
+            self.writes_log.write(json.dumps({"t": now, "name": "GET_STATUS", "panel": True}) + "\n")
+        if not (self.muted or self.silent or self.busy_now(now)):
+            self.status()
+        self.panel_next = now + PANEL_EVERY
 
     def garbage(self):
         """Noise and bad packets on the wire, as a faulty device or an attacker would put there:
@@ -271,6 +381,8 @@ class Opener:
             return
         command = (fixed >> 24) & 0xF00 | data & 0xFF
         client = fixed & 0xFFFFFFFF
+        if client != self.client:
+            self.peer = client
         nibble, byte1, byte2 = (data >> 8) & 0xF, (data >> 16) & 0xFF, (data >> 24) & 0xFF
         now = time.monotonic()
         if self.args.busy_s and self.busy is None:
@@ -282,7 +394,7 @@ class Opener:
                                    "during_busy": self.busy_now(self.packet_start),
                                    "writes_between": self.packet_writes, "longest_quiet": self.packet_quiet}) + "\n")
         self.writes, self.longest = 0, 0.0  # from this packet's echo on
-        if not accepted or self.muted or self.busy_now(now):
+        if not accepted or self.muted or self.silent or self.busy_now(now):
             return
         self.accepted[client] = rolling
         if command == 0x080:
@@ -334,26 +446,46 @@ class Opener:
             timeout = 0.05
             if self.arrive_at:
                 timeout = min(timeout, self.arrive_at[0] - now)
-            if self.pending:
+            if self.pending and not self.busy_now(now):  # held while the line is busy
                 timeout = min(timeout, self.pending[0][0] - now)
             if self.busy_now(now):
                 timeout = min(timeout, self.last_noise + 0.0003 - now)
-            ready, _, _ = select.select([self.master] + ([self.control_fd] if self.control_fd is not None else []), [],
-                                        [], max(0.0, timeout))
+            if self.replug_at is not None:
+                timeout = min(timeout, self.replug_at - now)
+            if self.panel_next is not None:
+                timeout = min(timeout, self.panel_next - now)
+            ready, _, _ = select.select(([self.master] if self.master >= 0 else []) +
+                                        ([self.control_fd] if self.control_fd is not None else []), [], [], max(0.0, timeout))
             if self.control_fd is not None and self.control_fd in ready:
                 for line in os.read(self.control_fd, 4096).decode(errors="replace").splitlines():
                     if line.split():
-                        self.control(line.split())
+                        try:
+                            self.control(line.split())
+                        except (ValueError, KeyError, IndexError) as e:
+                            self.note(control_refused=line, why=repr(e))
                 ready = [r for r in ready if r != self.control_fd]
             now = time.monotonic()
+            if self.replug_at is not None and now >= self.replug_at:
+                self.replug()
             if self.busy_now(now):
                 self.noise(now)
             elif self.busy is not None and self.last_noise and now >= self.busy[1]:
                 self.log.write(json.dumps({"busy_start": self.busy[0], "busy_end": self.last_noise, "max_gap": self.max_gap,
                                             "max_gap_10s": self.max_gap_10s}) + "\n")
                 self.last_noise = 0.0
-            while self.pending and self.pending[0][0] <= now:
-                _, packet, name = self.pending.pop(0)
+                if not self.args.busy_s:
+                    try:  # the noise that needed it is over
+                        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+                    except (OSError, AttributeError):
+                        pass
+            if self.panel_next is not None and now >= self.panel_next:
+                if self.master >= 0:
+                    self.panel(now)
+                else:
+                    self.panel_next = now + PANEL_EVERY  # no wire to speak on while unplugged
+            # Nobody sends on a busy line: what waits goes out once it is quiet.
+            while self.pending and self.pending[0][0] <= now and not self.busy_now(now):
+                _, packet, name, _ = self.pending.pop(0)
                 self.write(packet)
                 if self.writes_log:
                     self.writes_log.write(json.dumps({"t": time.monotonic(), "name": name}) + "\n")
@@ -362,7 +494,7 @@ class Opener:
                 self.status()
             if self.buffer and now - self.first > 0.1:
                 self.buffer, self.arrived = b"", []  # a partial packet goes stale after 100 ms
-            if not ready:
+            if not ready or self.master < 0:
                 continue
             try:
                 data = os.read(self.master, 256)
@@ -404,7 +536,8 @@ def main():
     p.add_argument("--listen", help="a unix stream socket at this path instead of a pty (one connection)")
     p.add_argument("--travel-s", type=float, default=1.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
-    p.add_argument("--control", help="a FIFO of commands: motion, obstruct, clear, button")
+    p.add_argument("--control", help="a FIFO of commands, one a line: motion, obstruct, clear, button, remote, garbage, battery charging|full, "
+                                      "busy S, forge R, unplug S, state NAME, flap N, silent, answer, panel on|off")
     p.add_argument("--battery", choices=sorted(BATTERY), help="a backup battery in this state, said when asked (GET_BATTERY)")
     p.add_argument("--writes", help="log each packet it sends (its name, when it went out) as a JSON line here")
     p.add_argument("--mute", action="store_true", help="answer nothing (an opener unplugged); SIGUSR1 toggles it")
