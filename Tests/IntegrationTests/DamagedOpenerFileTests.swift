@@ -37,12 +37,13 @@ final class DamagedOpenerFileTests: GaragedTestCase {
         // The opener's door refuses, saying why, and nothing goes on its wire.
         XCTAssertEqual(try daemon.ask("12345@gate:O=1"), "ERR FAULT")
         XCTAssertTrue(waitUntil("the refusal naming the file", timeout: .seconds(5)) {
-            daemon.log.contains("the opener is off: \(codesFile) is not valid")
+            daemon.log.contains("the opener is off: \(codesFile) is damaged")
         }, daemon.log)
         let status = try daemon.connect()
         try status.sendLine(Array("12345Lstatus".utf8))
         let records = try (0..<2).map { _ in try status.readRecord() }
         XCTAssertTrue(records[1].contains(#""id":"gate""#) && records[1].contains(#""state":"off""#), "\(records)")
+        XCTAssertTrue(records[1].contains(#""fault":"OPENER OFF""#), "not a silent opener: \(records)")
         XCTAssertEqual(openerPackets(dir + "/gate.jsonl").count, 0, "no code was sent")
         XCTAssertEqual(readText(codesFile), "client 0xnot-hex\nreserved-below -1\n", "the file is left for the owner to mend")
         XCTAssertEqual(daemon.stop(), .exited(0))

@@ -188,7 +188,7 @@ final class FourthAttackReviewTests: GaragedTestCase {
         let daemon = try startGaragedWithOpener()
         assertDoor(daemon, becomes: "CLOSED", "the door CLOSED, as the opener says")
         try tell("unplug 6")
-        XCTAssertTrue(waitUntil("the fault in the status", timeout: .seconds(5)) { doorStatus(daemon).contains(#""fault":"OPENER SILENT""#) },
+        XCTAssertTrue(waitUntil("the fault in the status", timeout: .seconds(5)) { doorStatus(daemon).contains(#""fault":"OPENER OFF""#) },
                       "\(doorStatus(daemon))\n\(daemon.log)")
         XCTAssertTrue(daemon.log.contains("opener-device-gone"), daemon.log)
         let refused = try daemon.ask("12345O=1")

@@ -164,7 +164,17 @@ extension Door {
     public mutating func openerOff(_ why: String?) -> [Event] {
         guard capabilities.position == .opener else { return [] }
         openerOff = why
-        return why == nil ? [] : openerAnswered(false)
+        guard why != nil else {
+            // Reachable again: silent until it answers and says where the door is.
+            if fault == .openerOff { fault = .openerSilent }
+            return []
+        }
+        var events = openerAnswered(false)
+        if fault != .openerOff {
+            fault = .openerOff
+            events.append(.fault(.openerOff))
+        }
+        return events
     }
 
     /// Whether the opener answers: a door whose opener went silent has the fault
@@ -175,6 +185,12 @@ extension Door {
         openerAnswering = answering
         if answering {
             if fault == .openerSilent { fault = nil }
+            return []
+        }
+        // Off says more than silent: it stays the fault.
+        guard fault != .openerOff else {
+            openerHeard = false
+            remotesAsked = nil
             return []
         }
         openerHeard = false

@@ -16,6 +16,9 @@ public enum DoorFault: String, Sendable, Equatable {
     /// The opener on its own wire stopped answering (`opener-silent`): nothing moves the door
     /// from here until it answers again.
     case openerSilent = "OPENER SILENT"
+    /// garaged cannot speak to the opener (its kept codes damaged, its device gone, no rolling
+    /// code reservable): its status and the log say why; nothing moves the door until it can.
+    case openerOff = "OPENER OFF"
 
     /// In words, for the log and `garage-pins status`.
     public var explanation: String {
@@ -26,6 +29,7 @@ public enum DoorFault: String, Sendable, Equatable {
         case .sensors: return "both position switches report their end at once: check their wiring"
         case .relay: return "the relay stayed energised longer than the press and its margin"
         case .openerSilent: return "the opener does not answer on its wire: check the wiring, the level circuit and the opener's power; garaged asks again and carries on by itself when it answers"
+        case .openerOff: return "garaged cannot speak to the opener (its log's opener-off, opener-device-gone or opener-codes-failed line says why, and a refused press says it too)"
         }
     }
 }

@@ -13,6 +13,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case labels(path: String, reason: String)
     case access(path: String, reason: String)
     case invalid(path: String, reason: String)
+    /// A kept file that cannot be read, and what to do about it (no configured value stands in).
+    case damaged(path: String, reason: String, fix: String)
     case symlink(path: String, target: String, resolved: String?)
     case notRegular(path: String, kind: String)
     case tooLarge(path: String, size: Int, limit: Int)
@@ -38,6 +40,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "labels file \(path) is not valid: \(reason); fix that line, or delete the file to forget every label"
         case .access(let path, let reason):
             return "door access file \(path) is not valid: \(reason); fix that line (garage-pins list shows what garaged holds), or delete the file to let every PIN use every door"
+        case .damaged(let path, let reason, let fix):
+            return "\(path) is damaged: \(reason); \(fix)"
         case .invalid(let path, let reason):
             return "\(path) is not valid: \(reason); fix it, or delete the file to go back to the configured value"
         case .symlink(let path, let target, let resolved):

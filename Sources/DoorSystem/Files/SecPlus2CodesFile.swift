@@ -35,7 +35,8 @@ public struct SecPlus2CodesFile: Sendable {
             }
         }
         guard let client, let reserved, reserved < SecPlus2Packet.rollingLimit else {
-            throw .invalid(path: path, reason: "expected 'client 0x<8 hex digits>' and 'reserved-below <rolling code>' lines; restore it from a backup, or remove it to start with a new client id (the opener accepts a new one)")
+            throw .damaged(path: path, reason: "expected 'client 0x<8 hex digits>' and 'reserved-below <rolling code>' lines",
+                           fix: "restore it from a backup, or remove it to start with a new client id (the opener accepts a new one)")
         }
         return Kept(client: SecPlus2ClientID(client), reservedBelow: reserved)
     }
