@@ -21,6 +21,10 @@ public struct SecPlus1Session: OpenerSession {
         public var afterWire: Duration = .milliseconds(50)
         /// ...and this long after garaged's own last byte (ratgdo's 200 ms).
         public var betweenOwn: Duration = .milliseconds(200)
+        /// With a panel: write only this soon after the panel's last question began
+        /// (homekit-ratgdo32's window), so garaged's byte lands after an exchange, never just
+        /// before the panel's next question.
+        public var panelWindow: Duration = .milliseconds(200)
         /// How long the door and light buttons are held (ratgdo's 500 ms)...
         public var buttonHeld: Duration = .milliseconds(500)
         /// ...and the lock's (ratgdo's 3.5 s).
@@ -106,6 +110,8 @@ public struct SecPlus1Session: OpenerSession {
         var step: Step
 
         enum Step: Equatable {
+            /// Just taken: what it needs is decided from the opener's state at the next `due`.
+            case decide
             /// A toggle from `from`, to be written by `by`.
             case toWrite(by: Instant, from: OpenerDoorState)
             /// Written at `at`: its release is due.
@@ -147,6 +153,8 @@ public struct SecPlus1Session: OpenerSession {
     public private(set) var role: Role = .listening
     private var listeningSince: Instant
     private var panelHeardAt: Instant?
+    /// When the panel's last question began: garaged writes in the window after it.
+    private var panelAskedAt: Instant?
     /// Standing in: where in ratgdo's start (nil once done), then in the polls.
     private var startIndex: Int? = 0
     private var pollIndex = 0
@@ -207,9 +215,9 @@ public struct SecPlus1Session: OpenerSession {
         if let cannotSpeak { return cannotSpeak }
         if sequence != nil { return "a press is already under way" }
         if permit.number <= lastPermit { return "permit \(permit.number) was already carried out (a replay)" }
-        guard role != .listening, let state = door.confirmed else { return "the opener has not said where the door is yet" }
+        guard role != .listening, door.confirmed != nil else { return "the opener has not said where the door is yet" }
         lastPermit = permit.number
-        sequence = Sequence(permit: permit, deadline: deadline, step: .toWrite(by: deadline, from: state))
+        sequence = Sequence(permit: permit, deadline: deadline, step: .decide)
         return nil
     }
 
@@ -269,7 +277,8 @@ public struct SecPlus1Session: OpenerSession {
         }
         giveUpButtons(at: now, &events)
         reconsider(at: now, &events)
-        guard cannotSpeak == nil, role != .listening, now >= writableAt, let next = nextByte(at: now) else { return (events, nil) }
+        guard cannotSpeak == nil, role != .listening, let from = writableAt, now >= from, now <= writableUntil,
+              let next = nextByte(at: now) else { return (events, nil) }
         writing = next
         return (events, [next.byte])
     }
@@ -416,6 +425,7 @@ public struct SecPlus1Session: OpenerSession {
             switch s.step {
             case .toWrite(let by, _): consider(by)
             case .awaiting(let until, _): consider(until)
+            case .decide: consider(Instant(nanoseconds: 0))
             case .pressed: break
             }
         }
@@ -423,19 +433,33 @@ public struct SecPlus1Session: OpenerSession {
         for b in [lightButton, lockButton] where b.target != nil && b.pressedAt == nil {
             consider(b.releasedAt.map { $0 + timing.confirmWithin })
         }
-        if role != .listening, let wanted = byteWantedAt { consider(max(wanted, writableAt)) }
+        if role != .listening, let wanted = byteWantedAt, let from = writableAt, max(wanted, from) <= writableUntil {
+            consider(max(wanted, from))
+        }
         return earliest
     }
 
     // MARK: Inside: the wire
 
     /// When garaged may write next: after the last byte on the wire, after its own last byte
-    /// (a slot apart when standing in), and never while a question awaits its answer.
-    private var writableAt: Instant {
+    /// (a slot apart when standing in), never while a question awaits its answer; with a panel,
+    /// only after one of its questions (nil until the panel has asked one).
+    private var writableAt: Instant? {
         var at = lastWire.map { $0 + timing.afterWire } ?? Instant(nanoseconds: 0)
         if let own = lastOwn { at = max(at, own + (role == .standingIn ? timing.slot : timing.betweenOwn)) }
         if let x = exchange { at = max(at, x.at + timing.answerWithin) }
+        if role == .withPanel {
+            guard let asked = panelAskedAt else { return nil }
+            at = max(at, asked)
+        }
         return at
+    }
+
+    /// Until when the gap lasts: with a panel, the window after its last question closes (its
+    /// next question may come); standing in, it does not close.
+    private var writableUntil: Instant {
+        guard role == .withPanel else { return Instant(nanoseconds: .max) }
+        return (panelAskedAt ?? Instant(nanoseconds: 0)) + timing.panelWindow
     }
 
     /// The earliest instant a byte is wanted (before the gap rules), nil when none is.
@@ -447,7 +471,7 @@ public struct SecPlus1Session: OpenerSession {
             switch s.step {
             case .pressed(let at, _): consider(at + timing.buttonHeld)
             case .toWrite: consider(now)
-            case .awaiting: break
+            case .awaiting, .decide: break
             }
         }
         consider(doorReleaseAt)
@@ -532,7 +556,10 @@ public struct SecPlus1Session: OpenerSession {
             exchange = SecPlus1Wire.isQuestion(byte) || SecPlus1Wire.unexplained.contains(byte) ? Exchange(question: byte, at: now) : nil
             return
         }
-        if let x = exchange, now - x.at <= timing.answerWithin, !SecPlus1Wire.isCommand(byte) {
+        // The second byte of a pair nobody explained (C0 3F, F8 3F, FE 3F: it may look like a
+        // command) goes with its first.
+        if let x = exchange, now - x.at <= timing.answerWithin,
+           !SecPlus1Wire.isCommand(byte) || SecPlus1Wire.unexplained.contains(x.question) {
             exchange = nil
             answer(x.question, byte, at: now, &events)
             return
@@ -549,6 +576,7 @@ public struct SecPlus1Session: OpenerSession {
             }
         case SecPlus1Wire.askDoor0x37:
             panelHeard(at: now, &events)
+            panelAskedAt = now
             if !heard0x37 {
                 heard0x37 = true
                 events.append(.note(.init(.warning, "opener-panel-unsupported", [
@@ -560,6 +588,7 @@ public struct SecPlus1Session: OpenerSession {
             if unansweredSince == nil { unansweredSince = now }
         case SecPlus1Wire.askDoor...SecPlus1Wire.askLightLock:
             panelHeard(at: now, &events)
+            panelAskedAt = now
             exchange = Exchange(question: byte, at: now)
             if unansweredSince == nil { unansweredSince = now }
         case _ where SecPlus1Wire.unexplained.contains(byte):
@@ -700,6 +729,9 @@ public struct SecPlus1Session: OpenerSession {
         switch s.step {
         case .pressed:
             return
+        case .decide:
+            guard let state = door.confirmed else { return end(s, why: "the opener's state is no longer known", at: now, &events) }
+            from = state
         case .toWrite(let by, let was):
             guard let state = door.confirmed else { return end(s, why: "the opener's state is no longer known", at: now, &events) }
             if state == was {

@@ -31,9 +31,9 @@ enum SecPlus1Wire {
     static let standInStart: [UInt8] = [0x35, 0x35, 0x35, 0x35, 0x33, 0x33, 0x53, 0x53, 0x38, 0x3A, 0x3A, 0x3A, 0x39]
     /// The polling loop, one question a slot (ratgdo's and homekit-ratgdo32's order).
     static let polls: [UInt8] = [askDoor, askLightLock, askObstruction]
-    /// While a toggle waits for the door's answer: the door asked every other slot, so two
-    /// answers in a row agree within a second, the photo-eye and the light still in turn.
-    static let pollsWhileToggling: [UInt8] = [askDoor, askObstruction, askDoor, askLightLock]
+    /// While a sequence of toggles runs: the door asked two slots in three, so two answers in a
+    /// row agree soon after it moves, the photo-eye and the light still in turn.
+    static let pollsWhileToggling: [UInt8] = [askDoor, askDoor, askObstruction, askDoor, askDoor, askLightLock]
 
     /// A byte a panel (or garaged) sends: buttons, questions. No answer was ever seen in this
     /// range (homekit-ratgdo32 relies on it): such a byte where an answer was due ends the exchange.
