@@ -36,7 +36,7 @@ extension Controller {
         if changed { _ = rates.spend(.remotes, for: key, at: now) }
         switch decision.reply {
         case .error(.command):
-            outcome.refusal = "the door has no opener whose remotes garaged could lock (only a door with opener = secplus2:DEVICE in its config has one)"
+            outcome.refusal = "the door has no opener whose remotes garaged could lock (only a door with opener = secplus2:DEVICE or secplus1:DEVICE in its config has one)"
         case .error(.fault):
             outcome.refusal = "the door's opener does not answer; check its wiring, then ask again"
         case .error(.rate):

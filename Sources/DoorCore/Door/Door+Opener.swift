@@ -1,4 +1,4 @@
-/// A door whose opener reports where it is on its own wire (Security+ 2.0's STATUS): the
+/// A door whose opener reports where it is on its own wire (Security+ 2.0's STATUS, 1.0's answers): the
 /// reports drive the door's switches as if both ends and a photo-eye were wired, so the gate,
 /// the faults, the timers and "moved by someone else" work exactly as they do with switches.
 extension Door {

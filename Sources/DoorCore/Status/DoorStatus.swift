@@ -82,7 +82,7 @@ public struct DoorStatus: Equatable, Sendable {
 /// the status record): how it is spoken to, whether it answers, the lock of its remotes and
 /// keypads, its motion sensor and its count of openings.
 public struct OpenerStatus: Equatable, Sendable {
-    /// `secplus2`, and the serial device.
+    /// `secplus2` or `secplus1`, and the serial device.
     public var protocolName: String
     public var device: String
     /// `connected` (it answers and has said where the door is: the gate's opener rule lets

@@ -38,9 +38,7 @@ struct DoorSettings: Sendable {
             for (given, key) in [(sensorClosed != nil, \Catalog.sensorClosed), (sensorOpen != nil, \Catalog.sensorOpen), (sensorObstruction != nil, \Catalog.sensorObstruction)] where given {
                 throw ConfigError("\(values.origin(of: key)) and \(values.origin(of: \.opener)): \(id.map { "door \($0)" } ?? "the door") has an opener, which reports where the door is and what its own photo-eyes see; remove the switch (or remove opener to read switches and press a relay)")
             }
-            switch opener {
-            case .secPlus2(let device): sensing = .reported(by: opener.name, protocol: "secplus2", device: device)
-            }
+            sensing = .reported(by: opener.name, protocol: opener.protocolName, device: opener.device)
         } else {
             sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
         }
