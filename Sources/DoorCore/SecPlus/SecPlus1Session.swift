@@ -784,6 +784,10 @@ public struct SecPlus1Session: OpenerSession {
             events.append(.pressNotSent(s.permit, why: why))
             return
         }
+        if why == nil {
+            events.append(.note(.init(.info, "opener-toggles-done", [
+                ("reason", s.permit.reason.rawValue), ("toggles", String(s.toggles)), ("door", door.confirmed?.description ?? "unknown")])))
+        }
         if let why {
             events.append(.note(.init(.warning, "opener-toggles-stopped", [
                 ("reason", s.permit.reason.rawValue), ("toggles", String(s.toggles)), ("door", door.confirmed?.description ?? "unknown"), ("why", why)])))

@@ -117,8 +117,9 @@ extension DoctorChecks {
         return nil
     }
 
-    /// How long doctor gives a Security+ 1.0 opener: 1 s to hear a wall panel, then its own questions.
-    static let secPlus1Within: Duration = .seconds(4)
+    /// How long doctor gives a Security+ 1.0 opener: 1 s to hear a wall panel, then ratgdo's start
+    /// and its questions until two answers of each agree (about 5 s).
+    static let secPlus1Within: Duration = .seconds(8)
 
     /// Runs a Security+ 1.0 session on the port, listening 1 s for a wall panel before asking
     /// the opener itself, until it says where the door is: its state and whether a panel was
