@@ -7,7 +7,10 @@ enum SecPlus1Wire {
     /// The door button: press, release. The opener acts on the press (all three peers).
     static let doorPress: UInt8 = 0x30
     static let doorRelease: UInt8 = 0x31
-    /// The light button: each press toggles the light.
+    /// The light button: each press toggles the light. ratgdo releases it 500 ms after; to flash
+    /// the light homekit-ratgdo32 presses alone every 500 ms and releases (several times) only
+    /// afterwards, which garaged's warning follows; it also sends two releases after a plain
+    /// press (some openers act on each light byte): garaged sends one, and checks the answers.
     static let lightPress: UInt8 = 0x32
     static let lightRelease: UInt8 = 0x33
     /// The lock button (the lock of the opener's radio remotes): held, then released.
@@ -27,7 +30,9 @@ enum SecPlus1Wire {
     static let unexplained: Set<UInt8> = [0x40, 0x53, 0xC0, 0xF8, 0xFE]
 
     /// ratgdo's start when it stands in for a panel: releases (harmless), 0x53 twice, then each
-    /// question, before the polling loop. No door press is in it.
+    /// question, before the polling loop. No door press is in it. (homekit-ratgdo32 starts with
+    /// four door releases, 0x31, as an 889LM panel does; ratgdo's has none, so garaged's neither:
+    /// no door byte ever goes out but for a permit.)
     static let standInStart: [UInt8] = [0x35, 0x35, 0x35, 0x35, 0x33, 0x33, 0x53, 0x53, 0x38, 0x3A, 0x3A, 0x3A, 0x39]
     /// The polling loop, one question a slot (ratgdo's and homekit-ratgdo32's order).
     static let polls: [UInt8] = [askDoor, askLightLock, askObstruction]
