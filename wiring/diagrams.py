@@ -584,15 +584,15 @@ def header_map():
 OVERVIEW_PI = "#1f5fa8"
 OVERVIEW_COMING = "#8a8a8a"
 
-# How the Pi moves a door, drawn on the overview's right. `opener` is the protocol of the
-# setting `opener = PROTOCOL:DEVICE` that drives it (None: the relay, `relay =`); `coming` draws
+# How the Pi moves a door, drawn on the overview's right. `opener` is the protocol (or a tuple of
+# them) of the setting `opener = PROTOCOL:DEVICE` that drives it (None: the relay, `relay =`); `coming` draws
 # it greyed out and marked "(coming)": not in garaged yet. claims() holds this list to what the
 # settings catalog accepts, so a picture cannot call a supported opener "coming", or leave one out.
 DRIVES = [
     dict(head="Relay \u2192 opener's wall button", y=9.7, link="GPIO", both=False, opener=None,
          coming=False, body="a dry-contact opener: shorting its\nbutton terminals moves the door"),
-    dict(head="Security+ 2.0 opener", y=7.5, link="UART", both=True, opener="secplus2",
-         coming=False, body="yellow learn button: over its own\nwire through the Pi's UART"),
+    dict(head="Security+ 2.0 or 1.0 opener", y=7.5, link="UART", both=True, opener=("secplus2", "secplus1"),
+         coming=False, body="a yellow, or purple, red or orange learn\nbutton: its own wire, through the UART"),
 ]
 
 
@@ -795,8 +795,11 @@ def claims():
                 " the page's form"]
     accepted = ", ".join(f"{p}:DEVICE" for p in sorted(protocols))
 
-    working = {d["opener"] for d in DRIVES if d["opener"] and not d["coming"]}
-    coming = {d["opener"] for d in DRIVES if d["opener"] and d["coming"]}
+    # A box may draw several openers (`opener` a tuple of protocols).
+    def drawn(d):
+        return (d["opener"],) if isinstance(d["opener"], str) else tuple(d["opener"] or ())
+    working = {p for d in DRIVES if not d["coming"] for p in drawn(d)}
+    coming = {p for d in DRIVES if d["coming"] for p in drawn(d)}
     for p in sorted(working - protocols):
         problems.append(f"overview: draws the {p} opener as working, but garaged's opener setting"
                         f" takes only {accepted}: mark it coming=True in DRIVES, or remove it")

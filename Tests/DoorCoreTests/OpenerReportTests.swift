@@ -141,4 +141,51 @@ final class OpenerReportTests: XCTestCase {
         XCTAssertFalse(d.closeFailed)
         XCTAssertNil(d.fault)
     }
+
+    /// The permit says whether the whole warning ran before it: a drive that moves the door by
+    /// toggles (Security+ 1.0) may send it down only for one that was. With the opener's light as
+    /// the warning, every press from anywhere but CLOSED is warned, an open from STOPPED too.
+    func testAPermitSaysWhetherTheWholeWarningRanBeforeIt() {
+        let warned = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: nil, warning: .seconds(5))
+        var d = Door(timing: warned, sensing: .reported(by: "the Security+ 1.0 opener on /dev/ttyAMA0"), at: t(0))
+        _ = d.openerReported(.closed, obstructed: false, at: t(0))
+        let open = d.request(open: true, at: t(1_000))
+        XCTAssertEqual(open.events.presses.map(\.warned), [false], "from CLOSED: pressed at once, unwarned")
+        _ = d.relayReleased(at: t(1_300))
+        _ = d.openerReported(.opening, obstructed: false, at: t(2_000))
+        _ = d.openerReported(.stopped, obstructed: false, at: t(3_000))
+        let fromStopped = d.request(open: true, at: t(4_000))
+        XCTAssertEqual(fromStopped.events.presses, [], "from STOPPED the first toggle goes down: warned first")
+        XCTAssertTrue(fromStopped.events.contains(.pressWarned(.open)), "\(fromStopped.events)")
+        d.warningShown(at: t(4_100))
+        XCTAssertEqual(d.advance(to: t(9_099)).presses, [], "not before the whole warning")
+        XCTAssertEqual(d.advance(to: t(9_100)).presses.map(\.warned), [true])
+        var noWarning = door()
+        XCTAssertEqual(noWarning.request(open: true, at: t(1_000)).events.presses.map(\.warned), [false], "no warning wired: none ran")
+    }
+
+    /// A one-button opener's door may need toggles seconds apart before it goes the way asked
+    /// (an open from STOPPED goes down first): the travel counts from the opener's first word
+    /// that it moves that way, once, so a slow sequence is no "did not open".
+    func testTheTravelCountsFromTheOpenersFirstWordThatItMovesThatWay() {
+        var d = door()
+        _ = d.openerReported(.opening, obstructed: false, at: t(0))
+        _ = d.openerReported(.stopped, obstructed: false, at: t(1_000))
+        XCTAssertEqual(d.request(open: true, at: t(2_000)).events.presses.count, 1)
+        XCTAssertEqual(d.position, .opening, "from STOPPED nothing says it left: taken to move at once")
+        _ = d.openerReported(.opening, obstructed: false, at: t(6_000))
+        _ = d.relayReleased(at: t(6_000))
+        XCTAssertEqual(d.advance(to: t(12_500)).filter { if case .fault = $0 { return true } else { return false } }, [],
+                       "10 s from the press have passed, not from the opener's word")
+        _ = d.openerReported(.opening, obstructed: false, at: t(13_000))
+        let arrived = d.openerReported(.open, obstructed: false, at: t(15_500))
+        XCTAssertTrue(arrived.contains(.moved(.open, bySomeoneElse: false)), "\(arrived)")
+        XCTAssertNil(d.fault)
+        // Once only: an opener that keeps saying "opening" does not put the fault off for ever.
+        XCTAssertEqual(d.request(open: false, at: t(16_000)).events.presses.count, 1)
+        _ = d.relayReleased(at: t(16_300))
+        _ = d.openerReported(.closing, obstructed: false, at: t(17_000))
+        _ = d.openerReported(.closing, obstructed: false, at: t(26_000))
+        XCTAssertTrue(d.advance(to: t(27_001)).contains(.fault(.didNotClose)))
+    }
 }

@@ -74,10 +74,10 @@ final class ConfigTests: GaragedTestCase {
         XCTAssertEqual(readBytes(pinsPath), table, file: file, line: line)
     }
 
-    /// `opener` takes `secplus2:DEVICE` only, and the refusal says what it accepts.
-    func testAnOpenerOtherThanSecPlus2IsRefusedSayingWhatIsAccepted() throws {
+    /// `opener` takes `secplus2:DEVICE` or `secplus1:DEVICE`, and the refusal says which.
+    func testAnOpenerGaragedDoesNotSpeakIsRefusedSayingWhatIsAccepted() throws {
         try initTable()
-        try assertRefusesToStart(["--opener", "secplus1:/dev/ttyS0"], naming: ["--opener secplus1:/dev/ttyS0", "secplus2:DEVICE"])
+        try assertRefusesToStart(["--opener", "secplus3:/dev/ttyAMA0"], naming: ["--opener secplus3:/dev/ttyAMA0", "secplus2:DEVICE", "secplus1:DEVICE"])
         try assertRefusesToStart(["--opener", "secplus2:"], naming: ["--opener", "needs the serial device"])
     }
 

@@ -50,7 +50,8 @@ extension Door {
         if let refusal = refusal(reason, automatic: automatic, age: age) { return .refuse(refusal) }
         if needsWarning(at: now) { return .warnFirst }
         permitsIssued += 1
-        return .press(PressPermit(reason: reason, number: permitsIssued, door: index))
+        // Rule 7 held: with a wired warning, a press from anywhere but CLOSED had all of it.
+        return .press(PressPermit(reason: reason, number: permitsIssued, door: index, warned: timing.warning != nil && position != .closed))
     }
 
     /// Rules 1 to 6: why no press of `reason` may be made now, nil when one may.
@@ -113,11 +114,17 @@ public struct PressPermit: Equatable, Sendable {
     public let number: UInt64
     /// The door that decided it (`Door.index`): only that door's relay may press it.
     public let door: Int
+    /// Whether the whole warning ran before it (a wired warning, and the door anywhere but
+    /// CLOSED when it was decided). A drive that moves the door by toggles (Security+ 1.0's one
+    /// button) sends a toggle that may take the door down only for a permit that was warned: an
+    /// open decided at CLOSED was not, and may only ever toggle the door up.
+    public let warned: Bool
 
-    fileprivate init(reason: Door.Press, number: UInt64, door: Int) {
+    fileprivate init(reason: Door.Press, number: UInt64, door: Int, warned: Bool) {
         self.reason = reason
         self.number = number
         self.door = door
+        self.warned = warned
     }
 }
 

@@ -1,4 +1,4 @@
-/// A door whose opener reports where it is on its own wire (Security+ 2.0's STATUS): the
+/// A door whose opener reports where it is on its own wire (Security+ 2.0's STATUS, 1.0's answers): the
 /// reports drive the door's switches as if both ends and a photo-eye were wired, so the gate,
 /// the faults, the timers and "moved by someone else" work exactly as they do with switches.
 extension Door {
@@ -29,6 +29,7 @@ extension Door {
             events += sensor(.open, active: false, at: now)
             // Left an end: the switches said so. From STOPPED, or turned round mid-way: say it.
             if position != moving { events += leave(moving, at: now) }
+            openerSaysMoving(moving, at: now)
         case .stopped:
             events += sensor(.closed, active: false, at: now)
             events += sensor(.open, active: false, at: now)
@@ -43,6 +44,21 @@ extension Door {
             }
         }
         return events
+    }
+
+    /// The opener says the door moves the way garaged's press took it: the press's travel counts
+    /// from this first word of it, once (from STOPPED no switch said it left, and the press
+    /// counted it moving at once).
+    /// A one-button opener may need a few toggles, seconds apart, before its door goes the way
+    /// asked (Security+ 1.0: an open from STOPPED goes down first), and its travel starts then.
+    private mutating func openerSaysMoving(_ moving: DoorPosition, at now: Instant) {
+        let toward: DoorPosition = moving == .opening ? .open : .closed
+        guard var e = expectation, e.target == toward, !e.openerSaw else { return }
+        // (`leave`, just before, re-timed it already when the door was at rest.)
+        e.openerSaw = true
+        e.by = max(e.by, now + timing.moving)
+        expectation = e
+        travelEndsAt = max(travelEndsAt ?? now, now + timing.moving)
     }
 
     /// The rest of the opener's STATUS: its light (the opener switches it itself as the door

@@ -79,6 +79,8 @@ public struct Door: Sendable, Equatable {
         var by: Instant
         var reason: Press
         var left = false
+        /// The opener has said the door moves toward `target` (its travel counts from then).
+        var openerSaw = false
     }
 
     /// A press waiting for the warning: due a whole warning after the output was confirmed on

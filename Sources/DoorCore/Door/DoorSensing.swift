@@ -6,7 +6,7 @@ public struct DoorSensing: Equatable, Sendable {
     /// The photo-eye's output is read (`--sensor-obstruction`): no press that may close the door
     /// starts while its beam is broken (the gate's rule 6).
     public var obstructionSwitch: Bool
-    /// The opener reports where the door is, and its own photo-eyes (Security+ 2.0's STATUS):
+    /// The opener reports where the door is, and its own photo-eyes (Security+ 2.0's STATUS, 1.0's answers):
     /// what it is, for refusals ("the Security+ 2.0 opener on /dev/ttyAMA0"); nil without one.
     /// Its reports drive the door's switches as if both ends and a photo-eye were wired.
     public var opener: String?

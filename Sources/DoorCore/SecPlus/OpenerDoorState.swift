@@ -1,4 +1,5 @@
-/// Where a Security+ 2.0 opener says its door is, from the nibble of its STATUS. The opener's
+/// Where an opener says its door is: a Security+ 2.0 STATUS's nibble (`init(nibble:)`), or a 1.0
+/// answer to 0x38 (`SecPlus1Wire.doorState`). The opener's
 /// word, not a sensor's: garaged's own switches, when wired, are read beside it.
 public enum OpenerDoorState: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     case unknown = 0

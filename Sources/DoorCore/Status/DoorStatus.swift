@@ -85,7 +85,7 @@ public struct DoorStatus: Equatable, Sendable {
 /// the lock of its remotes and keypads, its motion sensor, its count of openings and its backup
 /// battery.
 public struct OpenerStatus: Equatable, Sendable {
-    /// `secplus2`, and the serial device.
+    /// `secplus2` or `secplus1`, and the serial device.
     public var protocolName: String
     public var device: String
     /// `connected` (it answers and has said where the door is: the gate's opener rule lets

@@ -134,7 +134,13 @@ struct Daemon {
         for d in setups {
             let index = d.index, name = setups.count > 1 ? d.settings.id : nil
             let drive: any DoorDrive
-            if let port = d.hardware.opener {
+            if let port = d.hardware.opener, case .secPlus1 = d.settings.opener {
+                // Security+ 1.0 has no identity and no codes: nothing kept beside the table.
+                var timing = SecPlus1Session.Timing()
+                timing.listenFor = .seconds(d.settings.openerListenS)
+                drive = SerialOpenerDrive(port: port, session: SecPlus1Session(device: port.path, door: index, timing: timing, at: clock.now()),
+                                          clock: clock, log: log, door: index, name: name)
+            } else if let port = d.hardware.opener {
                 // The rolling codes and the client id, kept beside the table: unreadable, this
                 // door's opener is off (no code risked twice), and every other door serves.
                 do {

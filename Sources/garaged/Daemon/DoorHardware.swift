@@ -26,7 +26,11 @@ struct DoorHardware {
         do throws(RelayError) {
             var relay: (any RelayLine)?
             switch settings.opener {
-            case .secPlus2(let device)?: opener = try SerialPort(path: device)
+            case .secPlus2(let device)?: opener = try SerialPort(path: device, line: SecPlus2Session.line)
+            case .secPlus1(let device)?:
+                // Security+ 1.0 is 8E1: a UART without parity would garble every byte both ways.
+                if let why = MiniUART.refusal(device) { throw RelayError(why) }
+                opener = try SerialPort(path: device, line: SecPlus1Session.line)
             case nil:
                 let line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)
                 claimed.append(line)

@@ -4,30 +4,42 @@ import DoorSystem
 import Glibc
 #endif
 
-/// A Security+ 2.0 opener's serial device: on a Raspberry Pi the UART on pins 8 and 10 as its
-/// model and config.txt set them up (not Bluetooth's, not the debug connector's), there, a
-/// character device, not the kernel's serial console nor a getty's, and the opener answers
-/// GET_STATUS. The Pi's files, the boot files and systemd's directory are read under `root`.
+/// An opener's serial device: on a Raspberry Pi the UART on pins 8 and 10 as its model and
+/// config.txt set them up (not Bluetooth's, not the debug connector's; for Security+ 1.0 not the
+/// mini UART, which has no parity), there, a character device, not the kernel's serial console
+/// nor a getty's, and the opener answers (2.0: GET_STATUS; 1.0: its door's state, to a wall
+/// panel's questions or garaged's). The Pi's files, the boot files and systemd's directory are
+/// read under `root`.
 extension DoctorChecks {
     func openers(into report: inout DoctorReport) {
         for door in settings.doors {
-            guard case .secPlus2(let device) = door.opener else { continue }
-            opener(door.id.map { "\($0) opener" } ?? "opener", device, into: &report)
+            guard let spec = door.opener else { continue }
+            opener(door.id.map { "\($0) opener" } ?? "opener", spec, into: &report)
         }
     }
 
-    private func opener(_ role: String, _ device: String, into report: inout DoctorReport) {
+    private func opener(_ role: String, _ spec: OpenerSpec, into report: inout DoctorReport) {
+        let device = spec.device
+        let example: String
+        switch spec {
+        case .secPlus2: example = "secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5"
+        case .secPlus1:
+            example = "secplus1:/dev/ttyAMA0 (the PL011: with dtoverlay=miniuart-bt on a Pi 3, 4, 400 or Zero 2 W, dtparam=uart0=on on a Pi 5)"
+            if let why = MiniUART.refusal(device) {
+                report.add(.fail, role, why)
+                return
+            }
+        }
         let pi = RaspberryPi.serial(root: root)
         if let pi, !uart(role, device, on: pi, into: &report) { return }
         var st = stat()
         guard stat(device, &st) == 0 else {
-            let advice = pi.map { "enable the UART: \($0.advice), then reboot" }
-                ?? "enable the UART and give its device: on a Pi 3, 4, 400 or Zero 2 W secplus2:/dev/serial0 with enable_uart=1 in config.txt, on a Pi 5 secplus2:/dev/ttyAMA0 with dtparam=uart0=on (docs/openers.md)"
+            let advice = pi.map { "enable the UART: \($0.advice), then reboot" } ?? "enable the UART and give its device: \(example) (docs/openers.md)"
             report.add(.fail, role, "\(device): \(DoctorChecks.errnoText()); \(advice)")
             return
         }
         guard st.st_mode & S_IFMT == S_IFCHR else {
-            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device: secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5 (docs/openers.md)")
+            report.add(.fail, role, "\(device) is not a serial device (not a character device): give the UART's device: \(example) (docs/openers.md)")
             return
         }
         let names = deviceNames(device)
@@ -42,11 +54,24 @@ extension DoctorChecks {
             return
         }
         let port: SerialPort
-        do { port = try SerialPort(path: device) } catch {
+        do {
+            switch spec {
+            case .secPlus2: port = try SerialPort(path: device, line: SecPlus2Session.line)
+            case .secPlus1: port = try SerialPort(path: device, line: SecPlus1Session.line)
+            }
+        } catch {
             report.add(.fail, role, error.description)
             return
         }
         defer { port.close() }
+        if case .secPlus1 = spec {
+            if let heard = listenToSecPlus1(port) {
+                report.add(.ok, role, "\(device): the Security+ 1.0 opener answered (door \(heard.state); \(heard.panel ? "a wall panel polls it" : "no wall panel heard: garaged asks it itself"))")
+            } else {
+                report.add(.fail, role, "\(device): no Security+ 1.0 opener answered within \(DoctorChecks.secPlus1Within.secondsRoundedUp) s: check the circuit (TXD and RXD through the level circuit to the red terminal, docs/openers.md), that the UART is the PL011 (1200 baud, even parity), and that the opener has a purple, red or orange learn button")
+            }
+            return
+        }
         if let state = askStatus(port) {
             report.add(.ok, role, "\(device): the Security+ 2.0 opener answered (door \(state))")
         } else {
@@ -117,6 +142,39 @@ extension DoctorChecks {
             let unit = dir + "/serial-getty@\(name).service"
             var st = stat()
             if lstat(unit, &st) == 0 { return unit }
+        }
+        return nil
+    }
+
+    /// How long doctor gives a Security+ 1.0 opener: 1 s to hear a wall panel, then ratgdo's start
+    /// and its questions until two answers of each agree (about 5 s).
+    static let secPlus1Within: Duration = .seconds(8)
+
+    /// Runs a Security+ 1.0 session on the port, listening 1 s for a wall panel before asking
+    /// the opener itself, until it says where the door is: its state and whether a panel was
+    /// heard; nil when nothing answered within `secPlus1Within`. It presses no button.
+    private func listenToSecPlus1(_ port: SerialPort) -> (state: String, panel: Bool)? {
+        let clock = SystemMonotonicClock()
+        var timing = SecPlus1Session.Timing()
+        timing.listenFor = .seconds(1)
+        var session = SecPlus1Session(device: port.path, timing: timing, at: clock.now())
+        let deadline = clock.now() + DoctorChecks.secPlus1Within
+        var fds = [pollfd(fd: port.fd, events: Int16(POLLIN), revents: 0)]
+        while clock.now() < deadline {
+            var events: [OpenerEvent] = []
+            guard let bytes = port.readAvailable() else { return nil }
+            events += session.received(bytes, at: clock.now())
+            let step = session.due(at: clock.now())
+            events += step.events
+            if let write = step.write {
+                let ok = port.writeAll(write, drain: false)
+                events += session.wrote(ok: ok, unsent: ok ? port.unsent() : 0, error: nil, at: clock.now())
+            }
+            for case .status(let state, _, _, _) in events where state != .unknown {
+                return (state.description, session.role == .withPanel)
+            }
+            let wake = min(deadline, session.nextWake ?? deadline)
+            _ = waitFor(&fds, timeout: max(.zero, wake - clock.now()))
         }
         return nil
     }

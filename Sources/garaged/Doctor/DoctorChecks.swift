@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The checks `garaged doctor` runs, each on one part of what the daemon needs; the parts are
-/// in `DoctorChecks+Files.swift` (table, events, socket), `DoctorChecks+Lines.swift` (GPIO), `DoctorChecks+Opener.swift` (a Security+ 2.0 opener's UART),
+/// in `DoctorChecks+Files.swift` (table, events, socket), `DoctorChecks+Lines.swift` (GPIO), `DoctorChecks+Opener.swift` (a Security+ 2.0 or 1.0 opener's UART),
 /// `DoctorChecks+Radio.swift` (Bluetooth, MQTT), `DoctorChecks+HomeKit.swift` (avahi),
 /// `DoctorChecks+System.swift` (the OS release, first, even when the settings fail). Every
 /// check only looks.

@@ -1,47 +1,47 @@
 import DoorCore
 
 /// The `--opener` value: how garaged speaks to an opener on its own wire instead of pressing a
-/// relay. Today one kind: `secplus2:DEVICE`, Security+ 2.0 on a serial device (or a pty).
+/// relay. `secplus2:DEVICE` (Security+ 2.0, a yellow learn button) or `secplus1:DEVICE`
+/// (Security+ 1.0, a purple, red or orange one), each on a serial device (or a pty).
 enum OpenerSpec: Hashable, Sendable, CustomStringConvertible {
     case secPlus2(device: String)
+    case secPlus1(device: String)
 
     /// What the setting accepts, for its help and its errors.
-    static let accepted = "secplus2:DEVICE (Security+ 2.0 on a serial device; on a Raspberry Pi the UART on pins 8 and 10: /dev/serial0 on a Pi 3, 4, 400 or Zero 2 W with enable_uart=1 in config.txt, where /dev/ttyAMA0 is Bluetooth's unless dtoverlay=miniuart-bt moves it; /dev/ttyAMA0 on a Pi 5 with dtparam=uart0=on; see docs/openers.md)"
+    static let accepted = "secplus2:DEVICE (Security+ 2.0, a yellow learn button: 9600 8N1) or secplus1:DEVICE (Security+ 1.0, a purple, red or orange learn button: 1200 8E1, a PL011 UART, never the mini UART ttyS0); on a Raspberry Pi the UART on pins 8 and 10: /dev/serial0 on a Pi 3, 4, 400 or Zero 2 W with enable_uart=1 in config.txt, where /dev/ttyAMA0 is Bluetooth's unless dtoverlay=miniuart-bt moves it (Security+ 1.0 needs that overlay); /dev/ttyAMA0 on a Pi 5 with dtparam=uart0=on; see docs/openers.md"
 
     /// Parses the spec; the error says what is accepted.
     static func parse(_ text: String) throws(SettingError) -> OpenerSpec? {
-        guard text.hasPrefix("secplus2:") else {
-            throw SettingError("'\(text)' is not an opener garaged speaks to; it accepts \(accepted)")
+        for (prefix, make) in [("secplus2:", OpenerSpec.secPlus2), ("secplus1:", OpenerSpec.secPlus1)] where text.hasPrefix(prefix) {
+            let device = String(text.dropFirst(prefix.count))
+            guard !device.isEmpty else {
+                throw SettingError("\(prefix) needs the serial device, e.g. \(prefix)/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, \(prefix)/dev/ttyAMA0 on a Pi 5")
+            }
+            return make(device)
         }
-        let device = String(text.dropFirst("secplus2:".count))
-        guard !device.isEmpty else { throw SettingError("secplus2: needs the serial device, e.g. secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5") }
-        return .secPlus2(device: device)
+        throw SettingError("'\(text)' is not an opener garaged speaks to; it accepts \(accepted)")
     }
 
-    /// The opener for people, in refusals and the status: "the Security+ 2.0 opener on /dev/ttyAMA0".
-    var name: String {
+    /// The serial device the opener's wire is on.
+    var device: String {
         switch self {
-        case .secPlus2(let device): return "the Security+ 2.0 opener on \(device)"
+        case .secPlus2(let device), .secPlus1(let device): return device
         }
     }
+
+    /// The status record's `opener.protocol`.
+    var protocolName: String { kind.id }
 
     /// Its protocol, and so what it has (`DoorCapabilities`).
     var kind: OpenerKind {
         switch self {
         case .secPlus2: return .secPlus2
+        case .secPlus1: return .secPlus1
         }
     }
 
-    /// Its serial device.
-    var device: String {
-        switch self {
-        case .secPlus2(let device): return device
-        }
-    }
+    /// The opener for people, in refusals and the status: "the Security+ 2.0 opener on /dev/ttyAMA0".
+    var name: String { "the \(kind.title) opener on \(device)" }
 
-    var description: String {
-        switch self {
-        case .secPlus2(let device): return "secplus2:\(device)"
-        }
-    }
+    var description: String { "\(protocolName):\(device)" }
 }

@@ -4,7 +4,7 @@ import DoorSystem
 import Glibc
 #endif
 
-/// Moves a door by speaking to its opener on the wall-button wire (Security+ 2.0). It only
+/// Moves a door by speaking to its opener on the wall-button wire (Security+ 2.0 or 1.0). It only
 /// carries bytes: it opens the serial device as the session's line wants (and opens it again
 /// when it comes back), reads what is waiting, and writes what its `OpenerSession` says is due,
 /// after a break where the wire wants one, telling the session what it wrote and when. The

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A serial device (or a pty) opened for an opener's wire: raw, 8 data bits, one stop bit, the
-/// line's speed and parity (Security+ 2.0: 9600, none), exclusive, non-blocking. Owned by the
+/// line's speed and parity (Security+ 2.0: 9600, none; 1.0: 1200, even), exclusive, non-blocking. Owned by the
 /// loop's thread once the start has handed it over (or by `doctor`).
 final class SerialPort: @unchecked Sendable, CustomStringConvertible {
     let path: String
