@@ -446,7 +446,7 @@ final class World {
         var failed = false
         for (i, event) in outcome.door.enumerated() {
             switch event {
-            case .moved(let p, _):
+            case .moved(let p, _, _):
                 position = p
                 if p == .closed { closeFailedUnresolved = false }
                 if p == .opening || p == .closing { movedSinceStop = true }
