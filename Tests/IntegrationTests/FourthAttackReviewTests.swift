@@ -190,7 +190,8 @@ final class FourthAttackReviewTests: GaragedTestCase {
         try tell("unplug 6")
         XCTAssertTrue(waitUntil("the fault in the status", timeout: .seconds(5)) { doorStatus(daemon).contains(#""fault":"OPENER OFF""#) },
                       "\(doorStatus(daemon))\n\(daemon.log)")
-        XCTAssertTrue(daemon.log.contains("opener-device-gone"), daemon.log)
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains("opener-device-gone") }, daemon.log)
         let refused = try daemon.ask("12345O=1")
         XCTAssertTrue(refused.hasPrefix("ERR "), "a press while the device is gone: \(refused)")
         XCTAssertTrue(waitUntil("opener-device-back", timeout: .seconds(15)) { daemon.log.contains("opener-device-back") }, daemon.log)

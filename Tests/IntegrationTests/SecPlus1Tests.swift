@@ -78,7 +78,8 @@ final class SecPlus1Tests: GaragedTestCase {
         XCTAssertEqual(mine.first?.baud, 1200, "the pty carries the speed garaged set")
         XCTAssertEqual(Array(mine.compactMap(\.byte).prefix(13)), [0x35, 0x35, 0x35, 0x35, 0x33, 0x33, 0x53, 0x53, 0x38, 0x3A, 0x3A, 0x3A, 0x39])
         XCTAssertFalse(mine.contains { $0.byte == 0x30 || $0.byte == 0x32 || $0.byte == 0x34 }, "no button pressed unasked")
-        XCTAssertTrue(daemon.log.contains("opener-standing-in"), daemon.log)
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains("opener-standing-in") }, daemon.log)
         XCTAssertFalse(daemon.log.contains("opener-panel-heard"), "its own echo is no panel: \(daemon.log)")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
@@ -94,7 +95,8 @@ final class SecPlus1Tests: GaragedTestCase {
         XCTAssertTrue(waitUntil("one toggle, from CLOSED", timeout: .seconds(5)) { doorPresses() == ["closed"] }, "\(doorPresses())")
         XCTAssertFalse(wire().contains { $0.who == "garaged" && $0.byte == 0x32 }, "an open from CLOSED is not warned")
         awaitDoor(daemon, "OPEN")
-        XCTAssertTrue(daemon.log.contains("press reason=open action=open"), daemon.log)
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains("press reason=open action=open") }, daemon.log)
 
         let before = wire().count
         XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
@@ -169,7 +171,8 @@ final class SecPlus1Tests: GaragedTestCase {
         try startOpener1(panel: true, travel: 3)
         let daemon = try startGaraged1(listen: 15)
         awaitDoor(daemon, "CLOSED", within: .seconds(5))
-        XCTAssertTrue(daemon.log.contains("opener-panel-heard"), daemon.log)
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains("opener-panel-heard") }, daemon.log)
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
         awaitDoor(daemon, "OPEN")
         XCTAssertEqual(try daemon.ask("12345L=1"), "OK")
@@ -247,7 +250,8 @@ final class SecPlus1Tests: GaragedTestCase {
         XCTAssertEqual(doorPresses(), [], "nothing pressed")
         try tell1("remote")
         awaitDoor(daemon, "CLOSED")
-        XCTAssertTrue(daemon.log.contains(#"by="a remote or keypad""#), "nothing on the wire: a remote: \(daemon.log)")
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains(#"by="a remote or keypad""#) }, "nothing on the wire: a remote: \(daemon.log)")
         XCTAssertEqual(doorPresses(), [])
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
@@ -268,7 +272,8 @@ final class SecPlus1Tests: GaragedTestCase {
 
         try tell1("mute")
         XCTAssertTrue(waitUntil("silent", timeout: .seconds(10)) { doorStatus(daemon).contains(#""state":"silent""#) }, doorStatus(daemon))
-        XCTAssertTrue(daemon.log.contains("opener-silent"), daemon.log)
+        // The log is written from its own thread: waited for, not read once.
+        XCTAssertTrue(waitUntil("the log line", timeout: .seconds(5)) { daemon.log.contains("opener-silent") }, daemon.log)
         XCTAssertEqual(try daemon.ask("12345O=1"), "ERR FAULT")
         try tell1("unmute")
         awaitDoor(daemon, "CLOSED")
