@@ -85,6 +85,18 @@ final class ConnectTimesTests: XCTestCase {
         _ = early
     }
 
+    /// An arm is renewed after an hour (the kernel moves an access time a day old again) and
+    /// when the clock was set back past it: the loop looks meanwhile, and arms again when quiet.
+    func testAnArmIsRenewedAfterAnHourOrWhenTheClockWentBack() throws {
+        let s = try socket()
+        defer { close(s.fd) }
+        let ready = try XCTUnwrap(armAndLook(s))
+        XCTAssertEqual(s.times.need(at: ready + ConnectTimes.renewAfter / 2, quiet: false), .nothing)
+        XCTAssertEqual(s.times.need(at: ready + 2 * ConnectTimes.renewAfter, quiet: false), .looks, "an hour on")
+        XCTAssertNotNil(armAndLook(s))
+        XCTAssertEqual(s.times.need(at: ready - 60_000_000_000, quiet: false), .looks, "the clock a minute back")
+    }
+
     /// Times set by anyone else (a member of the socket's group may touch it) turn it off for
     /// good: what connects after counts from the loop's looks, and the loop is told why once.
     func testTimesSetBySomeoneElseTurnItOff() throws {

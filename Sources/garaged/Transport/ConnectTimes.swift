@@ -57,7 +57,13 @@ final class ConnectTimes {
 
     /// What the loop's sleep must allow for at CLOCK_REALTIME `now`; `quiet`: the loop's last wait found nothing to do.
     func need(at now: Int64, quiet: Bool) -> ListenerNeed {
-        if case .valid(let armed) = state, now - armed.changed > ConnectTimes.renewAfter { state = .unarmed }
+        switch state {
+        case .armed(let armed, _), .valid(let armed):
+            // Renewed after an hour, or when the clock was set back past the arm.
+            if now < armed.changed || now - armed.changed > ConnectTimes.renewAfter { state = .unarmed }
+        case .unarmed, .off:
+            break
+        }
         switch state {
         case .off:
             return .looks
