@@ -90,6 +90,30 @@ final class IdleLoopTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
+    /// HomeKit: while the accessory is unpaired its listener asks for looks (`POST /identify`
+    /// may be a connection's first request, judged for its age); once paired it does not, and
+    /// the loop sleeps; a controller's open connection does (TCP merges what waits unread, so its
+    /// requests count from its empty mark), and once it closes the loop sleeps again.
+    func testHomeKitNeedsLooksOnlyWhileUnpairedOrConnected() throws {
+        try requireRelatime()
+        let daemon = try homekitDaemon()
+        let unpaired = loopSwitches(daemon) ?? 0
+        waitUntil("the loop to look while unpaired", timeout: .seconds(3)) { (loopSwitches(daemon) ?? 0) >= unpaired + 2 }
+        XCTAssertEqual(try homekitPair(daemon).termination, .exited(0))
+        waitUntilAsleep(daemon)
+
+        let ready = dir + "/held", go = dir + "/go"
+        let held = try spawn(try python(), [hapctl, "hold", "--pairing", pairingFile, "--port", try homekitPort(daemon), "--ready-file", ready,
+                                            "--go-file", go, "--put", HomeKitTests.target + "=1"], name: "hapctl-hold")
+        waitUntil("the verified session", timeout: .seconds(20)) { fileExists(ready) }
+        let open = loopSwitches(daemon) ?? 0
+        waitUntil("the loop to look while a controller is connected", timeout: .seconds(3)) { (loopSwitches(daemon) ?? 0) >= open + 2 }
+        try write(Array("go".utf8), to: go)
+        XCTAssertEqual(held.waitForExit(timeout: .seconds(30)), .exited(0), held.stdout + held.stderr)
+        waitUntilAsleep(daemon)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     /// Anyone who may connect may also touch the socket file. Times the daemon did not set are
     /// not believed: the next request counts from the loop's last look (the sleep's start, so it
     /// is refused), the log says why once, and from then on the loop looks every 500 ms, so the
