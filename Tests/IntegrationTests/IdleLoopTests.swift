@@ -90,6 +90,26 @@ final class IdleLoopTests: GaragedTestCase {
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
+    /// A PIN lockout ending changes the status with time alone: the loop, asleep with a phone
+    /// and a follower connected (both stamped, neither needs its looks), wakes when it ends, and
+    /// the follower hears it then.
+    func testALockoutEndingIsToldWhenItEnds() throws {
+        let daemon = try startATTDaemon(["--travel-s", "0", "--auto-close-s", "0"])
+        let follower = try startFollower(daemon, ["status", "--follow", "--json"], name: "follow-status")
+        func locks() -> [Int] {
+            follower.stdout.split(separator: "\n").compactMap { (json(String($0)) as? [String: Any])?["locked_s"] as? Int }
+        }
+        waitUntil("the first status", timeout: .seconds(5)) { locks() == [0] }
+        let phone = try connectBearer(daemon)
+        XCTAssertEqual(try phone.enableNotifications(), "13")
+        for attempt in 1...5 {
+            XCTAssertEqual(try phone.writeRequest("99999O=1"), "13", "attempt \(attempt)")
+            XCTAssertEqual(try phone.notification(), "ERR PIN", "attempt \(attempt)")
+        }
+        waitUntil("the lockout, then its end (seen \(locks()))", timeout: .seconds(5)) { locks().contains { $0 > 0 } && locks().last == 0 }
+        XCTAssertEqual(daemon.stop(), .exited(0))
+    }
+
     /// HomeKit: while the accessory is unpaired its listener asks for looks (`POST /identify`
     /// may be a connection's first request, judged for its age); once paired it does not, and
     /// the loop sleeps; a controller's open connection does (TCP merges what waits unread, so its

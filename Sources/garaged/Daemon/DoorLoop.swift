@@ -268,8 +268,8 @@ final class DoorLoop: Service, @unchecked Sendable {
         if spareFD >= 0 { close(spareFD) }
     }
 
-    /// The earliest of the door's next event, a burst to summarise, a paused listener and the
-    /// watchdog's next ping.
+    /// The earliest of the door's next event, a burst to summarise, a paused listener, the
+    /// watchdog's next ping and the PIN lockouts' next change.
     private func nextDeadline() -> Instant? {
         // Asked every turn: the earliest of a few optionals, with nothing allocated.
         var earliest: Instant?
@@ -281,6 +281,8 @@ final class DoorLoop: Service, @unchecked Sendable {
         if !pausedListeners.isEmpty { consider(pausedListeners.values.min()) }
         consider(notifier?.nextDeadline)
         consider(controller.nextDeadline)
+        // A PIN lockout ending or a wrong PIN forgiven changes the status with time alone.
+        consider(controller.throttle.nextChange(after: clock.now()))
         for d in doors { consider(d.drive.nextWake) }
         return earliest
     }
