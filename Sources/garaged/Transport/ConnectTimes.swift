@@ -45,14 +45,15 @@ final class ConnectTimes {
         guard statvfs(path, &fs) == 0 else { return nil }
         let readOnly: UInt = 1, noAccessTimes: UInt = 1024, relative: UInt = 4096  // ST_RDONLY, ST_NOATIME, ST_RELATIME
         guard fs.f_flag & relative != 0, fs.f_flag & (noAccessTimes | readOnly) == 0 else { return nil }
-        // The file system's granularity: a time set with 999,999,999 ns reads back truncated to it.
-        guard ConnectTimes.setTimes(path, seconds: 0, nanoseconds: 999_999_999), let probe = ConnectTimes.times(path) else { return nil }
-        let granularity = 1_000_000_000 - probe.accessed
+        // The file system's granularity: a time 1 ns short of an hour reads back truncated to it.
+        guard ConnectTimes.setTimes(path, seconds: 3599, nanoseconds: 999_999_999), let probe = ConnectTimes.times(path),
+              probe.accessed >= 0, probe.accessed <= 3_599_999_999_999 else { return nil }
+        let granularity = 3_599_999_999_999 - probe.accessed + 1
         var res = timespec()
         clock_getres(CLOCK_REALTIME_COARSE, &res)
         let tick = Int64(res.tv_sec) * 1_000_000_000 + Int64(res.tv_nsec)
         self.path = path
-        settle = max(1, granularity) + 2 * max(tick, 1_000_000) + 10_000_000
+        settle = granularity + 2 * max(tick, 1_000_000) + 10_000_000
     }
 
     /// What the loop's sleep must allow for at CLOCK_REALTIME `now`; `quiet`: the loop's last wait found nothing to do.
