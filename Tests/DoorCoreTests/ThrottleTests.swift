@@ -37,6 +37,21 @@ final class ThrottleTests: XCTestCase {
         XCTAssertEqual(again.budget(.remote, at: t(hour + hour / 2)).failures, 4)
     }
 
+    /// The status changes with time alone when a lock ends or a wrong PIN is forgiven: the loop
+    /// wakes then (it no longer looks every 500 ms), so `nextChange` names the earliest.
+    func testTheNextChangeIsALockEndingOrAWrongPINForgiven() {
+        var th = Throttle()
+        XCTAssertNil(th.nextChange(after: t(0)), "nothing counted: nothing changes")
+        th.recordFailure(.local, at: t(0))
+        XCTAssertEqual(th.nextChange(after: t(10)), t(hour), "the wrong PIN forgiven an hour on")
+        for i in 0..<5 { th.recordFailure(.remote, at: t(i)) }
+        XCTAssertEqual(th.nextChange(after: t(4)), t(1004), "the remote lock ends first")
+        XCTAssertEqual(th.nextChange(after: t(1004)), t(hour), "then the local wrong PIN is forgiven")
+        XCTAssertEqual(th.nextChange(after: t(hour)), t(hour + 4), "then a remote one")
+        th.clear()
+        XCTAssertNil(th.nextChange(after: t(hour)))
+    }
+
     func testChannelsHaveTheirOwnBudgetsAndTheOwnerCanClearThem() {
         var th = Throttle()
         for i in 0..<6 { th.recordFailure(.remote, at: t(i)) }

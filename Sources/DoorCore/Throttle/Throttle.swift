@@ -81,6 +81,21 @@ public struct Throttle: Sendable {
         if let channel { budgets[channel] = nil } else { budgets.removeAll() }
     }
 
+    /// When a channel's lock or count next changes with time alone (a lock ending, a wrong PIN forgiven), after `now`; nil when none will.
+    public func nextChange(after now: Instant) -> Instant? {
+        guard !budgets.isEmpty else { return nil }
+        var earliest: Instant?
+        func consider(_ t: Instant?) {
+            if let t, t > now, earliest.map({ t < $0 }) ?? true { earliest = t }
+        }
+        for channel in Channel.allCases {
+            let b = budget(channel, at: now)
+            consider(b.lockedUntil)
+            if b.failures > 0, forgiveEvery > .zero { consider(b.quietSince.map { $0 + forgiveEvery }) }
+        }
+        return earliest
+    }
+
     /// True when no channel is locked or carries unforgiven wrong PINs at `now`.
     public func isClear(at now: Instant) -> Bool {
         Channel.allCases.allSatisfy { budget($0, at: now).failures == 0 && remainingLock($0, at: now) == nil }

@@ -37,6 +37,9 @@ final class L2CAPListener: Listener, @unchecked Sendable {
     }
 
     func close() { Glibc.close(fd) }
+
+    /// None: a phone writes its door command after discovery and the CCCD, answered only once accepted (docs/decisions.md).
+    func need(at now: Int64, quiet: Bool) -> ListenerNeed { .nothing }
 }
 
 /// Why Bluetooth is not serving right now; the daemon keeps serving the local socket.

@@ -19,11 +19,12 @@ extension DoorLoop {
     /// counted apart, a stranger only ever pushes out a stranger), or the newcomer is closed;
     /// out of descriptors, the spare one is used.
     func acceptConnections(from listener: Listener) {
+        var took = 0
         for _ in 0..<DoorLoop.maxAcceptsPerTurn {
             let before = PacketSocket.realtimeNow()
             let connection: Connection?
             do {
-                connection = try listener.accept(at: clock.now(), emptyMark: listenerMarks[listener.fd] ?? startedAt)
+                connection = try listener.accept(at: clock.now(), emptyMark: acceptedAfter(listener))
             } catch let failure where failure.outOfDescriptors {
                 guard acceptWithSpare(listener) else { return }
                 continue
@@ -36,10 +37,21 @@ extension DoorLoop {
             guard let connection else {
                 // Nobody waits: whoever comes next came after this.
                 listenerMarks[listener.fd] = before
+                if let problem = listener.took(took) {
+                    log.warning("connect-times-off", ["listener": listener.description, "problem": problem,
+                                                      "action": "its connections are dated by the loop's looks, every \(DoorLoop.longestWait.nanoseconds / 1_000_000) ms"])
+                }
                 return
             }
+            took += 1
             admit(connection)
         }
+    }
+
+    /// What a connection accepted now from `listener` sent arrived after this (CLOCK_REALTIME
+    /// ns): the loop's last look at the listener, or the kernel's connect time when later.
+    func acceptedAfter(_ listener: Listener) -> Int64 {
+        max(listenerMarks[listener.fd] ?? startedAt, listener.connectedAfter() ?? .min)
     }
 
     /// Out of descriptors: gives up the spare to take the waiting connection, makes room by
@@ -47,7 +59,7 @@ extension DoorLoop {
     /// that fails.
     func acceptWithSpare(_ listener: Listener) -> Bool {
         if spareFD >= 0 { close(spareFD); spareFD = -1 }
-        let connection = try? listener.accept(at: clock.now(), emptyMark: listenerMarks[listener.fd] ?? startedAt)
+        let connection = try? listener.accept(at: clock.now(), emptyMark: acceptedAfter(listener))
         if let connection { admit(connection, mustFree: true) }
         spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if connection == nil || spareFD < 0 {

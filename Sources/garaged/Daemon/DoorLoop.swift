@@ -47,9 +47,15 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// When the daemon began to start, before any listener existed (CLOCK_REALTIME ns): the
     /// mark of a listener not yet polled.
     let startedAt: Int64
-    /// The longest wait: every socket is looked at this often, so an empty mark is never older
-    /// than this unless the loop itself was held up (and then what waited is stale).
+    /// The longest wait while a socket's requests count from its empty mark (`sleepLimit`): it is
+    /// looked at this often, so the mark is never older unless the loop itself was held up (and
+    /// then what waited is stale).
     static let longestWait: Duration = .milliseconds(500)
+    /// The longest wait when nothing needs the loop's looks (the doors' deadlines and the
+    /// watchdog aside): an hour, so the socket files' arms are renewed (`ConnectTimes`).
+    static let longestSleep: Duration = .seconds(3600)
+    /// True when the last wait ended with no descriptor ready: a listener may prepare to sleep.
+    var quiet = false
     /// The loop's thread; `stop` and the other threads' hand-overs wake it through the
     /// inbox's one wake-up.
     let worker: Worker
@@ -168,10 +174,12 @@ final class DoorLoop: Service, @unchecked Sendable {
             // them before the turn looks (`readSwitch` then looks again).
             let due = nextDeadline()
             let polled = PacketSocket.realtimeNow()
-            let wait = buffered.isEmpty ? min(due.map { $0 - now } ?? DoorLoop.longestWait, DoorLoop.longestWait) : .zero
-            if waitFor(&fds, timeout: wait) < 0 && errno != EINTR {
+            let wait = buffered.isEmpty ? min(due.map { $0 - now } ?? DoorLoop.longestSleep, sleepLimit(at: polled)) : .zero
+            let ready = waitFor(&fds, timeout: wait)
+            if ready < 0 && errno != EINTR {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
+            quiet = ready == 0
             markEmpty(fds, targets, at: polled)
             // Drained only when it fired: a request's turn makes no system call it does not need.
             // A relay's release is taken at once, before this turn's requests: it came first,
@@ -260,8 +268,8 @@ final class DoorLoop: Service, @unchecked Sendable {
         if spareFD >= 0 { close(spareFD) }
     }
 
-    /// The earliest of the door's next event, a burst to summarise, a paused listener and the
-    /// watchdog's next ping.
+    /// The earliest of the door's next event, a burst to summarise, a paused listener, the
+    /// watchdog's next ping and the PIN lockouts' next change.
     private func nextDeadline() -> Instant? {
         // Asked every turn: the earliest of a few optionals, with nothing allocated.
         var earliest: Instant?
@@ -273,6 +281,8 @@ final class DoorLoop: Service, @unchecked Sendable {
         if !pausedListeners.isEmpty { consider(pausedListeners.values.min()) }
         consider(notifier?.nextDeadline)
         consider(controller.nextDeadline)
+        // A PIN lockout ending or a wrong PIN forgiven changes the status with time alone.
+        consider(controller.throttle.nextChange(after: clock.now()))
         for d in doors { consider(d.drive.nextWake) }
         return earliest
     }
@@ -283,7 +293,9 @@ final class DoorLoop: Service, @unchecked Sendable {
         for (k, pfd) in fds.enumerated() where pfd.revents == 0 {
             switch targets[k] {
             case .connection(let c): c.arrivals.sawEmpty(at: polled)
-            case .listener(let l): listenerMarks[l.fd] = polled
+            case .listener(let l):
+                listenerMarks[l.fd] = polled
+                l.sawEmpty(at: polled)
             case .wake, .switchInput, .drive: continue
             }
         }

@@ -78,6 +78,9 @@ final class HomeKitListener: Listener, @unchecked Sendable {
 
     func close() { Glibc.close(fd) }
 
+    /// Looks only while unpaired: then `POST /identify` may come first; once paired, pair-verify does (docs/decisions.md).
+    func need(at now: Int64, quiet: Bool) -> ListenerNeed { accessory.state.isPaired ? .nothing : .looks }
+
     /// The peer's address and port, for the log.
     static func describe(_ a: sockaddr_in6) -> String {
         var copy = a

@@ -8,9 +8,10 @@ import Glibc
 /// (one packet, one PDU, MTU 23 until exchanged), served exactly like a phone over Bluetooth:
 /// same ATT server, same throttling as a remote channel. It is how the tests, and anyone
 /// without a radio, speak GATT to the real daemon.
-final class ATTSocketListener: Listener, @unchecked Sendable {
+final class ATTSocketListener: SocketFileListener, @unchecked Sendable {
     let fd: Int32
     let path: String
+    let connectTimes: ConnectTimes?
     private let gatt: GarageGATT
     private let bonds: (any PhoneBonds)?
 
@@ -19,6 +20,7 @@ final class ATTSocketListener: Listener, @unchecked Sendable {
     init(path: String, gatt: GarageGATT, bonds: (any PhoneBonds)?) throws(ConfigError) {
         fd = try LocalSocket.listen(path: path, type: Int32(SOCK_SEQPACKET.rawValue), flag: "--att-socket")
         self.path = path
+        connectTimes = ConnectTimes(path: path)
         self.gatt = gatt
         self.bonds = bonds
     }

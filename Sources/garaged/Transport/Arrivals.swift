@@ -12,17 +12,21 @@ struct Arrivals {
     private(set) var emptyMark: Int64
     /// Bytes that were queued before stamps were on and are not read yet.
     private var unstamped: Int
+    /// True when its reads count from `emptyMark` (no kernel stamps, or TCP's), which the loop's looks must keep fresh.
+    let needsLooks: Bool
 
     /// Turns the kernel's stamps on for `fd`, accepted from a listener last seen empty at
     /// `mark`, and counts what was already waiting.
     init(stamping fd: Int32, acceptedAfter mark: Int64) {
-        PacketSocket.enableStamps(fd)
-        self.init(acceptedAfter: mark, unstamped: max(0, Int(clinux_queued_bytes(fd))))
+        let stamped = PacketSocket.enableStamps(fd)
+        self.init(acceptedAfter: mark, unstamped: max(0, Int(clinux_queued_bytes(fd))), stamped: stamped)
     }
 
-    init(acceptedAfter mark: Int64, unstamped: Int) {
+    /// `stamped`: every packet read after the `unstamped` bytes carries the kernel's stamp.
+    init(acceptedAfter mark: Int64, unstamped: Int, stamped: Bool = false) {
         emptyMark = mark
         self.unstamped = unstamped
+        needsLooks = !stamped
     }
 
     /// The socket held nothing unread at some moment after `realtime` (a wait begun then that did

@@ -103,6 +103,44 @@ protocol Listener: AnyObject, Sendable {
     func accept(at now: Instant, emptyMark: Int64) throws(AcceptFailure) -> Connection?
     /// Stops listening (and removes what it created on disk).
     func close()
+    /// What the loop's sleep must allow for at CLOCK_REALTIME `now`; `quiet`: its last wait found nothing to do.
+    func need(at now: Int64, quiet: Bool) -> ListenerNeed
+    /// The loop's wait begun at `polled` found nobody waiting.
+    func sawEmpty(at polled: Int64)
+    /// When its waiting connections connected at the earliest, from the kernel, if later than the loop's last look.
+    func connectedAfter() -> Int64?
+    /// Nobody waits any more, `count` connections accepted since it was last told; returns, once, why it can no longer date them itself.
+    func took(_ count: Int) -> String?
+}
+
+/// What a listener needs of the loop's sleep for what its connections send before accept to be dated.
+enum ListenerNeed: Equatable {
+    /// A look every `DoorLoop.longestWait`: the last look dates them.
+    case looks
+    /// A look begun at this CLOCK_REALTIME ns or later.
+    case lookAt(Int64)
+    /// Nothing: the loop may sleep as long as it likes.
+    case nothing
+}
+
+extension Listener {
+    func need(at now: Int64, quiet: Bool) -> ListenerNeed { .looks }
+    func sawEmpty(at polled: Int64) {}
+    func connectedAfter() -> Int64? { nil }
+    func took(_ count: Int) -> String? { nil }
+}
+
+/// A listener on a Unix socket's file, whose connections `ConnectTimes` dates while the loop sleeps.
+protocol SocketFileListener: Listener {
+    /// Nil where the file's access times cannot date connections (the loop then keeps looking).
+    var connectTimes: ConnectTimes? { get }
+}
+
+extension SocketFileListener {
+    func need(at now: Int64, quiet: Bool) -> ListenerNeed { connectTimes?.need(at: now, quiet: quiet) ?? .looks }
+    func sawEmpty(at polled: Int64) { connectTimes?.sawEmpty(at: polled) }
+    func connectedAfter() -> Int64? { connectTimes?.connectedAfter() }
+    func took(_ count: Int) -> String? { connectTimes?.took(count) }
 }
 
 /// accept() failed with `errno` (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection is still

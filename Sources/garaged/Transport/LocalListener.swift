@@ -6,9 +6,10 @@ import Glibc
 
 /// The local socket's listening end: each connection is told apart by the uid the kernel
 /// reports for it, and the owner (uid 0 or the daemon's own uid) is never throttled.
-final class LocalListener: Listener, @unchecked Sendable {
+final class LocalListener: SocketFileListener, @unchecked Sendable {
     let fd: Int32
     let path: String
+    let connectTimes: ConnectTimes?
     private let trustedUIDs: Set<uid_t> = [0, getuid()]
 
     private(set) var group: String?
@@ -22,6 +23,7 @@ final class LocalListener: Listener, @unchecked Sendable {
     init(path: String, group: (name: String, gid: gid_t)?, required: Bool) throws(ConfigError) {
         fd = try LocalSocket.listen(path: path, type: Int32(SOCK_SEQPACKET.rawValue))
         self.path = path
+        connectTimes = ConnectTimes(path: path)
         guard let group else { return }
         if chown(path, uid_t.max, group.gid) == 0 {
             self.group = group.name

@@ -20,9 +20,9 @@ enum PacketSocket {
         case closed
     }
 
-    /// Turns the kernel's receive stamps on for a new connection. Failing that, requests are
-    /// still served; their age is then counted from the socket's empty mark (`Arrivals`).
-    static func enableStamps(_ fd: Int32) { _ = clinux_enable_rx_timestamps(fd) }
+    /// Turns the kernel's receive stamps on for a new connection; false when it failed, and
+    /// requests are then counted from the socket's empty mark (`Arrivals`).
+    static func enableStamps(_ fd: Int32) -> Bool { clinux_enable_rx_timestamps(fd) == 0 }
 
     /// Reads one packet into `buffer`, never blocking.
     static func read(_ fd: Int32, into buffer: inout [UInt8]) -> Read {
