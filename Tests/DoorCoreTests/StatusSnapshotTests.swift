@@ -67,6 +67,37 @@ final class StatusSnapshotTests: XCTestCase {
                        ["lockout remote until +1s", "mqtt connected"])
     }
 
+    /// systemd is sent the line only when it reads differently: a change the line does not show
+    /// (who last opened) sends nothing.
+    func testSystemdIsSentTheLineOnlyWhenItChanged() throws {
+        var c = try twoDoors()
+        let first = c.snapshot(at: t(0))
+        XCTAssertEqual(first.serviceLine(since: nil, at: t(0), until: { "+\($0)s" }), first.serviceLine(at: t(0), until: { "+\($0)s" }))
+        XCTAssertNil(first.serviceLine(since: first, at: t(0), until: { "+\($0)s" }))
+        var opener = first
+        opener.doors[1].lastOpener = "Anna's phone"
+        XCTAssertNil(opener.serviceLine(since: first, at: t(0), until: { "+\($0)s" }), "who opened it is not in the line")
+        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        XCTAssertEqual(c.snapshot(at: t(10)).serviceLine(since: first, at: t(10), until: { "+\($0)s" }),
+                       "doors left CLOSED (believed: no sensors); gate OPENING (believed: no sensors); lockout none")
+    }
+
+    /// Home Assistant's values from the snapshot last published: a value that changed and
+    /// changed back before the MQTT thread came round is not sent again.
+    func testHomeAssistantIsSentNothingForAChangeUndone() throws {
+        var c = try twoDoors()
+        let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G", commandsEnabled: false,
+                               version: "0", covers: [.init(id: "left", name: nil), .init(id: "gate", name: nil)])
+        let first = c.snapshot(at: t(0))
+        var lit = first
+        lit.doors[0].light = true
+        XCTAssertEqual(ha.retained(from: first, to: lit, at: t(0)).map(\.topic), ["garaged/d/left/light"])
+        XCTAssertTrue(ha.retained(from: first, to: first, at: t(5)).isEmpty, "published, changed and changed back: nothing")
+        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        XCTAssertEqual(ha.retained(from: first, to: c.snapshot(at: t(10)), at: t(10)).map(\.topic),
+                       ["garaged/d/gate/state", "garaged/d/gate/last_opened_by"])
+    }
+
     /// HomeKit's target of a STOPPED door is where it was headed, from the door itself: the
     /// view keeps no state of its own.
     func testHomeKitsTargetOfAStoppedDoorIsWhereItWasHeaded() throws {

@@ -35,4 +35,11 @@ extension StatusSnapshot {
         }
         return parts.map { "\($0.0) \($0.1)" }.joined(separator: "; ")
     }
+
+    /// systemd's STATUS= line to send for the change from `old`: nil when the line reads as it
+    /// did (both written at `now`), the line for the first snapshot.
+    public func serviceLine(since old: StatusSnapshot?, at now: Instant, until: (Int) -> String) -> String? {
+        let line = serviceLine(at: now, until: until)
+        return old.map { $0.serviceLine(at: now, until: until) } == line ? nil : line
+    }
 }

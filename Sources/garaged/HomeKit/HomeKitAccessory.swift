@@ -5,8 +5,9 @@ import DoorSystem
 /// share: its kept state (keys, setup code, pairings), saved before anything is answered; the
 /// one pair-setup at a time; the key-exchange budget; the accessory database; how each door reads
 /// in HomeKit; and the live connections to tell. It is the sessions' `HAPAccessoryModel`, and a
-/// `DoorSubscriber`: each status change becomes the values HomeKit reads and the events
-/// subscribed controllers are sent. Used on the door loop's thread only (connections, status and
+/// `DoorSubscriber`: it keeps the last status snapshot it was given, which the values HomeKit reads
+/// are a view of (`HAPDatabase.views(of:)`), and sends subscribed controllers what the view says
+/// changed (`HAPDatabase.events(from:to:)`). Used on the door loop's thread only (connections, status and
 /// commands all come there), so it needs no lock.
 final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Sendable {
     private(set) var state: HAPAccessoryState
@@ -24,10 +25,11 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
     /// A wrong setup code is counted in `state` but not yet saved: pair-setup is refused until
     /// it is, so no code is tried that could not be counted.
     private var failureUnsaved = false
-    /// Each door as HomeKit reads it now: the views of the loop's last snapshot (closed and
-    /// clear until the first).
-    private(set) var views: [HAPDoorView]
-    /// The open sessions, to send events to and to close when a pairing goes.
+    /// The status snapshot the loop last gave (none until the first): HomeKit's values are read
+    /// from it, never copied.
+    private var delivered: StatusSnapshot?
+    /// The open sessions (connection state: who to send events to, who to close when a pairing
+    /// goes); no door value is kept per session.
     private var sessions: [ObjectIdentifier: WeakConnection] = [:]
     /// The pairings changed since the sessions were last checked against them (`closeUnpaired`).
     private var pairingsToCheck = false
@@ -45,7 +47,6 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
         self.clock = clock
         self.inbox = inbox
         self.log = log
-        views = Array(repeating: HAPDoorView(current: 1, target: 1, obstruction: false, light: nil), count: database.doors.count)
     }
 
     /// The kept state, or a new accessory (made and saved on the first start with HomeKit on);
@@ -189,14 +190,13 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
 
     // MARK: the doors
 
-    /// The values HomeKit reads become the new snapshot's views; subscribed sessions are told
-    /// those that changed.
+    /// Each door as HomeKit reads it now: the view of the last snapshot (closed and clear until the first).
+    var views: [HAPDoorView] { database.views(of: delivered) }
+
+    /// The snapshot becomes what HomeKit reads; subscribed sessions are told what its view says changed.
     func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
-        let before = old.map { $0.doors.map(HAPDoorView.init) } ?? views
-        let after = new.doors.map(HAPDoorView.init)
-        guard after.count == views.count else { return }
-        views = after
-        tell(after.indices.flatMap { i in differences(door: i, from: before.indices.contains(i) ? before[i] : after[i], to: after[i]) })
+        delivered = new
+        tell(database.events(from: old, to: new))
     }
 
     /// Sends each subscribed session the values that changed (one event message each), but
@@ -204,12 +204,5 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
     func tell(_ changed: [(HAPCharacteristicID, JSONValue)], except: HomeKitConnection? = nil) {
         guard !changed.isEmpty else { return }
         for c in live where c !== except { c.sendEvent(changed) }
-    }
-
-    private func differences(door: Int, from a: HAPDoorView, to b: HAPDoorView) -> [(HAPCharacteristicID, JSONValue)] {
-        database.notifying.compactMap { id, c in
-            guard c.door == door, c.value(in: a) != c.value(in: b) else { return nil }
-            return (id, c.value(in: b))
-        }
     }
 }

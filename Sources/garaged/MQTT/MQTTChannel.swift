@@ -8,9 +8,10 @@ import Synchronization
 #endif
 
 /// Home Assistant over MQTT, on a thread of its own: the door's loop never waits on the
-/// network. The loop hands over what to publish through a bounded queue (retained values
-/// coalesce, so only the latest of each is sent; events beyond the bound are dropped and
-/// counted); commands from the command topic come back to the loop stamped with when they
+/// network. The loop hands over the latest status snapshot and the events to publish through a
+/// bounded queue (the thread sends what `HomeAssistant.retained(from:to:at:)` says changed since
+/// the snapshot it last published, so only the latest of each value is sent; events beyond the
+/// bound are dropped and counted); commands from the command topic come back to the loop stamped with when they
 /// arrived. A broker that is down, restarting, refusing the login or failing TLS is retried
 /// with backoff (1 s doubling to 60 s), the cause logged once per change; after each connect
 /// the availability, the discovery documents and every retained value are published again.
@@ -47,7 +48,9 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
     private let clock = SystemMonotonicClock()
     private let worker = Worker("mqtt")
     private var wake: WakeEvent { worker.wake }
-    private let shared = Mutex((retained: [String: String](), events: [String](), dropped: 0))
+    /// What the door loop hands the MQTT thread: the latest snapshot (with the loop's `now`, for
+    /// the lockout's seconds), the events not yet published and how many were dropped.
+    private let shared = Mutex((latest: (snapshot: StatusSnapshot, at: Instant)?.none, events: [String](), dropped: 0))
     /// The connection's state, on the MQTT thread.
     private var status = Status()
 
@@ -74,15 +77,10 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
         client = c
     }
 
-    /// The retained values Home Assistant shows that changed with the snapshot (the door loop's
-    /// thread); the MQTT thread sends them, and all of them again after each connect.
+    /// The snapshot Home Assistant's retained values are a view of (the door loop's thread); the
+    /// MQTT thread sends those that changed, and all of them again after each connect.
     func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
-        for (topic, value) in ha.retained(from: old, to: new, at: now) { retain(topic, value) }
-    }
-
-    /// The latest value of a retained topic (state, sensors), for the MQTT thread to send.
-    private func retain(_ topic: String, _ value: String) {
-        shared.withLock { $0.retained[topic] = value }
+        shared.withLock { $0.latest = (new, now) }
         wake.signal()
     }
 
@@ -106,7 +104,9 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
 
     private let client: OpaquePointer
     private var connected = false
-    private var sentRetained: [String: String] = [:]
+    /// The snapshot whose retained values this connection last published; nil after each
+    /// connect and rediscovery, when every value is published again.
+    private var published: StatusSnapshot?
     private var backoff: Duration = .seconds(1)
     private var retryAt: Instant?
     private var lastProblem: String?
@@ -226,7 +226,7 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
         // drops what is cleared.
         for topic in ha.formerSingleDoor + ha.withoutPhotoEye + ha.withoutEntities { publish(c, topic, "", retain: true) }
         for (topic, doc) in ha.discovery() { publish(c, topic, doc.serialized, retain: true) }
-        sentRetained.removeAll()
+        published = nil
         publishPending(c)
         _ = cmqtt_subscribe(c, ha.birthTopic, 1)
         if settings.commands { for topic in ha.commandTopics { _ = cmqtt_subscribe(c, topic, 1) } }
@@ -287,18 +287,18 @@ final class MQTTChannel: Service, DoorSubscriber, @unchecked Sendable {
         lastDiscovery = now
         log.info("mqtt-discovery", ["why": "Home Assistant came online"])
         for (t, doc) in ha.discovery() { publish(c, t, doc.serialized, retain: true) }
-        sentRetained.removeAll()
+        published = nil
         publishPending(c)
     }
 
     private func publishPending(_ c: OpaquePointer) {
-        let (retained, events, dropped) = shared.withLock { s -> ([String: String], [String], Int) in
+        let (latest, events, dropped) = shared.withLock { s in
             defer { s.events.removeAll(); s.dropped = 0 }
-            return (s.retained, s.events, s.dropped)
+            return (s.latest, s.events, s.dropped)
         }
-        for (topic, value) in retained where sentRetained[topic] != value {
-            publish(c, topic, value, retain: true)
-            sentRetained[topic] = value
+        if let latest, latest.snapshot != published {
+            for (topic, value) in ha.retained(from: published, to: latest.snapshot, at: latest.at) { publish(c, topic, value, retain: true) }
+            published = latest.snapshot
         }
         for json in events { publish(c, ha.eventTopic, json, retain: false) }
         if dropped > 0 { log.warning("mqtt-events-dropped", ["count": String(dropped), "why": "the broker was not keeping up"]) }

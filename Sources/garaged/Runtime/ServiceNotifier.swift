@@ -14,8 +14,9 @@ final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
     /// How often the door loop says it is alive: half of WATCHDOG_USEC, as sd_watchdog_enabled(3)
     /// advises; nil when the unit has no WatchdogSec=.
     let watchdogInterval: Duration?
-    /// The STATUS= line as last sent (`StatusSnapshot.serviceLine`), sent again with READY=1.
-    private let line = Mutex("")
+    /// The snapshot the line last sent was written from, with when (the loop's clock and the
+    /// wall's): READY=1 writes the same line again from it. Empty before the first.
+    private let delivered = Mutex<(snapshot: StatusSnapshot, at: Instant, wall: Int64)?>(nil)
     private var nextPing: Instant?
     /// Whether systemd listens (NOTIFY_SOCKET is set): the status line is built only then.
     let active: Bool
@@ -30,7 +31,8 @@ final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
     /// Sent once the relay line is held at rest and every listener accepts: from here on a
     /// request is served, so units ordered after garaged may start.
     func ready(at now: Instant) {
-        send("READY=1\nSTATUS=\(line.withLock { $0 })")
+        let line = delivered.withLock { $0 }.map { $0.snapshot.serviceLine(at: $0.at, until: ServiceNotifier.until($0.wall)) } ?? ""
+        send("READY=1\nSTATUS=\(line)")
         nextPing = watchdogInterval.map { now + $0 }
     }
 
@@ -45,15 +47,18 @@ final class ServiceNotifier: DoorSubscriber, @unchecked Sendable {
         send("STATUS=not started: \(why)")
     }
 
-    /// The status line, sent when the snapshot's line changed; lockouts until a time of day.
+    /// The status line, sent when its view of the snapshot says it changed; lockouts until a time of day.
     func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
         guard active else { return }
         let wall = EventRecord.now()
-        let until = { (seconds: Int) in WallTime.format(wall + Int64(seconds) * 1000, .timeOfDay) }
-        let text = new.serviceLine(at: now, until: until)
-        guard old.map({ $0.serviceLine(at: now, until: until) }) != text else { return }
-        line.withLock { $0 = text }
+        delivered.withLock { $0 = (new, now, wall) }
+        guard let text = new.serviceLine(since: old, at: now, until: ServiceNotifier.until(wall)) else { return }
         send("STATUS=\(text)")
+    }
+
+    /// A lockout's end as a time of day, from the seconds left at wall-clock ms `wall`.
+    private static func until(_ wall: Int64) -> (Int) -> String {
+        { seconds in WallTime.format(wall + Int64(seconds) * 1000, .timeOfDay) }
     }
 
     /// When the door loop must next call `alive`, or nil without a watchdog.
