@@ -13,15 +13,15 @@ extension Controller {
                           index: index, id: doors[index].id, name: doors[index].name)
     }
 
-    /// Every door's status at `now`, the PIN lockouts once, and the channels' states as the
-    /// daemon last heard them.
+    /// Every door's status at `now`, the PIN lockouts once, the channels' states as the daemon
+    /// last heard them, and the doors' notices for phones.
     public func snapshot(at now: Instant, channels: [ChannelStatus] = []) -> StatusSnapshot {
         StatusSnapshot(doors: doors.indices.map { status($0, at: now) },
                        lockouts: Throttle.Channel.allCases.map { c in
                            StatusSnapshot.Lockout(channel: c, lockedUntil: throttle.remainingLock(c, at: now).map { now + $0 },
                                                   failures: throttle.budget(c, at: now).failures)
                        },
-                       channels: channels)
+                       channels: channels, notices: notices)
     }
 
     /// Whether the PIN in `slot` may see door `index`'s status: only a door it may use

@@ -15,6 +15,8 @@ public struct Controller: Sendable {
     public internal(set) var rates = RequestRates()
     /// Which doors each limited PIN may use (with several doors).
     public internal(set) var access: DoorAccess
+    /// The doors' notices for phones (warnings, faults, "left open"), which the snapshot carries.
+    public internal(set) var notices = PhoneNotices()
     let store: any PinTableSaving
     let labelStore: (any LabelsSaving)?
     let accessStore: (any DoorAccessSaving)?
@@ -125,7 +127,7 @@ public struct Controller: Sendable {
                                     wall: Int64, age: Duration?) -> Judged {
         // Decided in place: the outcome is not copied on its way to the relay.
         var judged = Judged(outcome: Outcome(), source: source, wall: wall, labelsBefore: labels)
-        // What the door did is described (history records, pushes) in `account`, after the presses.
+        // What the door did is described (history records, notices) in `account`, after the presses.
         judged.outcome.undescribed = Outcome.Undescribed()
         decodeAndJudge(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
         return judged
@@ -394,10 +396,10 @@ public struct Controller: Sendable {
             if group.byRequest, case .press = e { return nil }
             return e.record(at: wall, autoCloseInterval: group.autoCloseInterval)
         }, i)
-        // With several doors, each push says which door it is about (`@2:S OPEN`).
+        // Phones are told them from the snapshot; with several doors each says its door (`@2:F NOT MOVED`).
         let timing = doors[i].door.timing
         let pushes = events.compactMap { $0.push(timing) }
-        outcome.pushes += doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) }
+        notices.append(doors.count == 1 ? pushes : pushes.map { .about(door: i + 1, $0) })
     }
 
     /// A command's name for the log, with its door when there are several (`open @gate`).

@@ -1,7 +1,8 @@
 extension Controller {
     /// Everything one input (a request, time passing, a switch, the relay's release)
     /// produced, decided here so the daemon's loop only carries it out: the replies, what the
-    /// door does (presses first), what the history records, what is pushed to phones.
+    /// door does (presses first), what the history records (what phones are told is in the
+    /// status snapshot: `Controller.notices`).
     public struct Outcome: Sendable {
         /// The door it is about (`Door.index`): each outcome is one door's.
         public var doorIndex = 0
@@ -11,9 +12,6 @@ extension Controller {
         public var door: [Door.Event] = []
         /// What the history keeps of it (attempts among them are summarised by the caller).
         public var records: [EventRecord] = []
-        /// Records pushed to every phone that enabled notifications (state changes, warnings,
-        /// faults, "left open"), each at most 20 bytes.
-        public var pushes: [Reply] = []
         /// The command's name, when the request could be decoded.
         public var command: String?
         /// The slot whose PIN matched, when one did; logged instead of the PIN.
@@ -36,7 +34,7 @@ extension Controller {
         /// Set once a request passed the door and access checks: its log name says which door.
         var namesItsDoor = false
 
-        /// A request's door events not yet described (records, pushes): set while it is judged.
+        /// A request's door events not yet described (records, notices): set while it is judged.
         var undescribed: Undescribed?
 
         /// The groups of door events a judged request reported, the first held inline: judging

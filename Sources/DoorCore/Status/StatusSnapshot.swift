@@ -1,7 +1,7 @@
 /// Everything every audience is told, produced once per turn of the daemon's loop: each door's
 /// status, and once what the doors share (the PIN lockouts, how the channels stand). The loop
 /// compares it with the last one, once, and hands both to every subscriber; each view
-/// (`phonePushes`, `followerRecords`, `HomeAssistant.retained(from:to:at:)`, `HAPDoorView`,
+/// (`phonePushes`, with the doors' notices, `followerRecords`, `HomeAssistant.retained(from:to:at:)`, `HAPDoorView`,
 /// `serviceLine`) is a pure function of them.
 public struct StatusSnapshot: Equatable, Sendable {
     /// One throttle channel's state.
@@ -24,11 +24,14 @@ public struct StatusSnapshot: Equatable, Sendable {
     public var lockouts: [Lockout]
     /// How the other channels stand (MQTT, Bluetooth), as the daemon last heard from them.
     public var channels: [ChannelStatus]
+    /// The doors' notices for phones (warnings, faults, "left open"), numbered.
+    public var notices: PhoneNotices
 
-    public init(doors: [DoorStatus], lockouts: [Lockout] = [], channels: [ChannelStatus] = []) {
+    public init(doors: [DoorStatus], lockouts: [Lockout] = [], channels: [ChannelStatus] = [], notices: PhoneNotices = PhoneNotices()) {
         self.doors = doors
         self.lockouts = lockouts
         self.channels = channels
+        self.notices = notices
     }
 
     /// The locked channels and the seconds each is still locked, at `now`.

@@ -1,15 +1,18 @@
 /// What each audience of the status is sent when the snapshot changes from `old` to `new`:
 /// pure functions of the two, so each is tested here and the daemon only delivers them.
 extension StatusSnapshot {
-    /// Phones that enabled notifications: `S <STATE>` for each door whose state changed
-    /// (`@2:S <STATE>` with several doors); nothing for the first snapshot, which no phone saw change.
+    /// Phones that enabled notifications, everything they are pushed: `S <STATE>` for each door
+    /// whose state changed (`@2:S <STATE>` with several doors), then the doors' notices since
+    /// `old` in order (`W`, `W OFF`, `F`, `LEFT OPEN`); nothing for the first snapshot, which no
+    /// phone saw change.
     public func phonePushes(since old: StatusSnapshot?, at now: Instant) -> [Reply] {
         guard let old, old.doors.count == doors.count else { return [] }
-        return doors.indices.compactMap { i in
+        let states: [Reply] = doors.indices.compactMap { i in
             guard doors[i].position != old.doors[i].position else { return nil }
             let push = doors[i].push(at: now)
             return doors.count == 1 ? push : .about(door: i + 1, push)
         }
+        return states + notices.since(old.notices)
     }
 
     /// `status --follow`: the record of each door that changed, for those `mayWatch` lets the

@@ -144,7 +144,6 @@ extension DoorLoop {
                         connection.deliver([reply])
                     case .request(let bytes, let receivedAt):
                         connection.deliver(answer(DoorRequest(.line(bytes), from: connection.source, arrived: arrival(receivedAt)), to: connection))
-                        flushPushes()
                     case .requests(let requests):
                         connection.judged(requests.map { perform($0).accepted })
                     }

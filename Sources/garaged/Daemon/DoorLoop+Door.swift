@@ -70,7 +70,6 @@ extension DoorLoop {
             log.error("store-failed", ["error": error, "effect": "the door holds to it until garaged stops"])
         }
         record(outcome.records, summaryKey: summaryKey)
-        pendingPushes += outcome.pushes
         if warningFailed {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
             carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
@@ -143,15 +142,6 @@ extension DoorLoop {
                 log.log(level, note.event, (doors.count > 1 ? tag : []) + note.pairs)
             }
         }
-    }
-
-    /// Tells every audience the doors' notices (phones take them: a warning, a fault, "left
-    /// open"); after the replies of the request that caused them, so a phone's own answer comes first.
-    func flushPushes() {
-        guard !pendingPushes.isEmpty else { return }
-        let pushes = pendingPushes
-        pendingPushes.removeAll()
-        tellAudiences { $0.noticed(pushes) }
     }
 
     /// Once a turn: the snapshot, compared with the last once; when it changed, every audience

@@ -77,8 +77,6 @@ final class DoorLoop: Service, @unchecked Sendable {
     /// Log lines anyone can cause at will (requests that changed nothing, evictions) are
     /// logged once per burst, with a count.
     var logBursts = BurstCounter<String, LogLine>()
-    /// What phones are to be told once the current request is answered.
-    var pendingPushes: [Reply] = []
     /// systemd's view of garaged: readiness and the watchdog (it also subscribes to the status).
     let notifier: ServiceNotifier?
     /// The parts that answer the owner's commands about themselves: the Bluetooth pairing
@@ -256,7 +254,6 @@ final class DoorLoop: Service, @unchecked Sendable {
             if !strangers.isEmpty { serveStrangers(strangers, polled: polled) }
             summariseBursts(logBursts.dueIfAny(at: clock.now()), eventBursts.dueIfAny(at: clock.now()))
             publishStatus()
-            flushPushes()
             for c in Array(connections.values) where c.closing { drop(c) }
             // Only a loop that has come round again says it is alive.
             notifier?.alive(at: clock.now())
@@ -336,7 +333,6 @@ final class DoorLoop: Service, @unchecked Sendable {
         // channel's news reach every audience as a switch's edge does.
         if p.changesStatus {
             publishStatus()
-            flushPushes()
         }
         return !worker.stopping
     }

@@ -91,14 +91,12 @@ final class ATTConnection: Connection {
         }
     }
 
-    /// A phone that enabled notifications is told each door whose state changed.
+    /// A phone that enabled notifications is told what its view of the snapshot says: each door
+    /// whose state changed, and the doors' notices (a warning, a fault, "left open").
     func statusChanged(from old: StatusSnapshot?, to new: StatusSnapshot, at now: Instant) {
         let pushes = new.phonePushes(since: old, at: now)
         if !pushes.isEmpty { push(pushes) }
     }
-
-    /// And the doors' notices: a warning, a fault, "left open".
-    func noticed(_ pushes: [Reply]) { push(pushes) }
 
     /// What every phone that enabled notifications is told unasked (a state change, a
     /// warning, a fault): notifications, which count toward nothing.
