@@ -93,6 +93,9 @@ final class World {
         return Controller(table: table, door: door, store: NoStore(), doorStateStore: kept, keptCloseFailed: kept.closeFailed)
     }
 
+    /// The status snapshot every audience would be given now.
+    func snapshot() -> StatusSnapshot { controller.snapshot(at: now) }
+
     // MARK: - Steps
 
     func perform(_ step: Step) {
