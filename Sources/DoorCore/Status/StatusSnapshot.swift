@@ -1,8 +1,8 @@
 /// Everything every audience is told, produced once per turn of the daemon's loop: each door's
-/// status, and once what the doors share (the PIN lockouts, how the channels stand). The loop
-/// compares it with the last one, once, and hands both to every subscriber; each view
-/// (`phonePushes`, with the doors' notices, `followerRecords`, `HomeAssistant.retained(from:to:at:)`, `HAPDoorView`,
-/// `serviceLine`) is a pure function of them.
+/// status, once what the doors share (the PIN lockouts, how the channels stand), and the doors'
+/// notices for phones. The loop compares it with the last one, once, and hands both to every
+/// subscriber; each view (`phonePushes`, `followerRecords`, `HomeAssistant.retained(from:to:at:)`,
+/// `HAPDatabase.events(from:to:)`, `serviceLine(since:)`) is a pure function of them.
 public struct StatusSnapshot: Equatable, Sendable {
     /// One throttle channel's state.
     public struct Lockout: Equatable, Sendable {
