@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(name: "DoorCoreTests", dependencies: ["DoorCore", "DoorSystem"]),
         // garaged's parts in process: the config's parsing and refusals, doctor's checks, the door loop.
-        .testTarget(name: "GaragedTests", dependencies: ["GaragedKit", "DoorCore", "DoorSystem"]),
+        .testTarget(name: "GaragedTests", dependencies: ["GaragedKit", "DoorCore", "DoorSystem", "CLinux"]),
         .testTarget(name: "IntegrationTests", dependencies: ["DoorCore", "DoorSystem"]),
     ]
 )

@@ -1,3 +1,4 @@
+import CLinux
 import DoorCore
 import DoorSystem
 @testable import GaragedKit
