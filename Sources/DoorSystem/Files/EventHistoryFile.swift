@@ -74,12 +74,6 @@ public final class EventHistoryFile: @unchecked Sendable {
         guard fdatasync(fd) == 0 else { throw .io(path: path, action: "fdatasync", errno: errno) }
     }
 
-    /// Every sound record, oldest first, and how many lines were skipped as torn or corrupt.
-    public func readAll() throws(StoreError) -> (records: [EventRecord], skipped: Int) {
-        let r = try read()
-        return (r.older + r.current, r.skipped)
-    }
-
     /// What each file holds, and FILE's size: what an EventHistory starts from.
     public func read() throws(StoreError) -> (older: [EventRecord], current: [EventRecord], currentBytes: Int, skipped: Int) {
         let older = try AtomicFile.read(olderPath, limit: maxBytes * 4) ?? []
