@@ -75,8 +75,13 @@ final class EventsTests: XCTestCase {
         let path = dir + "/events"
         let first = EventHistoryFile(path: path)
         try first.append([record(1)])
-        try first.append(bytes: Array(EventCodec.encode(record(2)).prefix(25)))
         first.close()
+        // What a crash mid-append leaves: the start of a record, no newline.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let torn = Array(EventCodec.encode(record(2)).prefix(25))
+        XCTAssertEqual(torn.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, 25)
+        close(fd)
         let second = EventHistoryFile(path: path)
         try second.append([record(3)])
         let (records, skipped) = try contents(second)

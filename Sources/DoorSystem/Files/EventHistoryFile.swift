@@ -50,13 +50,6 @@ public final class EventHistoryFile: @unchecked Sendable {
         try sync()
     }
 
-    /// Appends pre-encoded bytes as they are (tests use it to write torn lines).
-    public func append(bytes: [UInt8]) throws(StoreError) {
-        try openIfNeeded()
-        try write(bytes)
-        try sync()
-    }
-
     private func write(_ bytes: [UInt8]) throws(StoreError) {
         var written = 0
         while written < bytes.count {
