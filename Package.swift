@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
+    // The system libraries' module maps (header and link flags only, no code of ours) are in
+    // Sources/C, each named by its `path:`; the C we write (CGpio, CBluetooth...) has its own folder.
     targets: [
         // Pure logic: codec, PIN table, door state machine, throttle, ATT server. No hardware,
         // no sockets, no files, no clocks: what it needs of them comes in through protocols.
@@ -23,6 +25,7 @@ let package = Package(
         // libgpiod headers and link flags; PKG_CONFIG_PATH picks v1 or v2.
         .systemLibrary(
             name: "CGpiod",
+            path: "Sources/C/CGpiod",
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
@@ -31,6 +34,7 @@ let package = Package(
         // BlueZ's libbluetooth headers and link flags.
         .systemLibrary(
             name: "CBlueZ",
+            path: "Sources/C/CBlueZ",
             pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]
         ),
@@ -41,18 +45,21 @@ let package = Package(
         // libmosquitto (the reference MQTT client) headers and link flags.
         .systemLibrary(
             name: "CMosquitto",
+            path: "Sources/C/CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
         // libsystemd's sd_notify: readiness, status and the watchdog for a Type=notify unit.
         .systemLibrary(
             name: "CSystemd",
+            path: "Sources/C/CSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
         // libqrencode headers and link flags: garage-pins draws the HomeKit setup code as a QR code.
         .systemLibrary(
             name: "CQRencode",
+            path: "Sources/C/CQRencode",
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
@@ -65,6 +72,7 @@ let package = Package(
         // SwiftPM refuses its -D_REENTRANT with a warning on every build, so CMDNS links it.
         .systemLibrary(
             name: "CAvahi",
+            path: "Sources/C/CAvahi",
             providers: [.apt(["libavahi-client-dev"])]
         ),
         // One DNS-SD service (HomeKit's _hap._tcp) through avahi, on the caller's own thread.

@@ -124,7 +124,7 @@ final class ControllerTests: XCTestCase {
         for i in 0..<6 { _ = send(&c, "wrongS", localUser, at: i) }
         XCTAssertEqual(send(&c, "user1Lunlock", localUser, at: 5_000), ["ERR PIN"], "a guest PIN cannot unlock")
         XCTAssertEqual(send(&c, "user1Lunlock", owner, at: 10), ["OK"], "the owner at the shell may, with any stored PIN")
-        XCTAssertTrue(c.throttle.isClear(at: t(10)))
+        XCTAssertTrue(lockoutsClear(c, at: t(10)))
         for i in 0..<6 { _ = send(&c, "wrongS", at: 20 + i) }
         for i in 0..<6 { _ = send(&c, "wrongS", localUser, at: 20 + i) }
         XCTAssertEqual(send(&c, "12345Lunlock local", owner, at: 30), ["OK"])

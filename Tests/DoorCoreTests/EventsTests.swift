@@ -20,6 +20,13 @@ final class EventsTests: XCTestCase {
         rmdir(dir)
     }
 
+    /// Every sound record the files hold, oldest first (FILE.1 then FILE), and the lines
+    /// skipped: what the daemon's history starts from (`EventHistoryFile.read`).
+    private func contents(_ file: EventHistoryFile) throws -> (records: [EventRecord], skipped: Int) {
+        let r = try file.read()
+        return (r.older + r.current, r.skipped)
+    }
+
     private func record(_ i: Int, kind: EventRecord.Kind = .open) -> EventRecord {
         EventRecord(time: 1_795_000_000_000 + Int64(i), kind: kind, source: "local uid=0", slot: i % 16,
                     label: i % 2 == 0 ? "Zoë \"Z\"\t\(i)" : nil, detail: "pressed")
@@ -57,7 +64,7 @@ final class EventsTests: XCTestCase {
         XCTAssertLessThanOrEqual(Int(st.st_size), 4096)
         XCTAssertEqual(stat(file.olderPath, &st), 0)
         XCTAssertLessThanOrEqual(Int(st.st_size), 4096)
-        let (records, skipped) = try file.readAll()
+        let (records, skipped) = try contents(file)
         XCTAssertEqual(skipped, 0)
         XCTAssertEqual(records.last, record(399))
         XCTAssertEqual(records, (400 - records.count..<400).map { record($0) }, "the newest, in order, none missing")
@@ -68,11 +75,16 @@ final class EventsTests: XCTestCase {
         let path = dir + "/events"
         let first = EventHistoryFile(path: path)
         try first.append([record(1)])
-        try first.append(bytes: Array(EventCodec.encode(record(2)).prefix(25)))
         first.close()
+        // What a crash mid-append leaves: the start of a record, no newline.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let torn = Array(EventCodec.encode(record(2)).prefix(25))
+        XCTAssertEqual(torn.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, 25)
+        close(fd)
         let second = EventHistoryFile(path: path)
         try second.append([record(3)])
-        let (records, skipped) = try second.readAll()
+        let (records, skipped) = try contents(second)
         XCTAssertEqual(records, [record(1), record(3)])
         XCTAssertEqual(skipped, 1)
     }
@@ -86,12 +98,12 @@ final class EventsTests: XCTestCase {
             try file.append(batch)
             for r in batch { history.append(r) }
             if i % 37 == 0 {
-                XCTAssertEqual(Array(history.since(nil)), try file.readAll().records, "after record \(i)")
+                XCTAssertEqual(Array(history.since(nil)), try contents(file).records, "after record \(i)")
                 // A restart starts from the files and carries on in step.
                 history = try file.history().0
             }
         }
-        XCTAssertEqual(Array(history.since(nil)), try file.readAll().records)
+        XCTAssertEqual(Array(history.since(nil)), try contents(file).records)
         XCTAssertEqual(history.since(1_795_000_000_000 + 2991).count, 4)
     }
 
@@ -107,6 +119,6 @@ final class EventsTests: XCTestCase {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let perAppend = Double(Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec) - start) / Double(n) / 1000
         print("event append with fdatasync: \(Int(perAppend)) µs per record (\(n) records, \(EventCodec.encode(record(0)).count) bytes each)")
-        XCTAssertEqual(try file.readAll().records.count, n)
+        XCTAssertEqual(try contents(file).records.count, n)
     }
 }

@@ -24,4 +24,14 @@ final class HexAndBase64Tests: XCTestCase {
             10
             """), [0x0A, 0xFF, 0x10])
     }
+
+    /// Text printed for the owner escapes each control character with the same hex: ESC, DEL
+    /// and a C1 control as two lowercase digits, so a value can neither start a line nor send
+    /// the terminal a sequence; anything else stays as it was.
+    func testControlCharactersAreEscapedInLowercaseHex() {
+        XCTAssertEqual("evil\nINFO \u{1B}[31mred\u{7F}\u{9B}\t\r".escapingControlCharacters,
+                       "evil\\nINFO \\x1b[31mred\\x7f\\x9b\\t\\r")
+        XCTAssertEqual("\u{0}\u{1F}".escapingControlCharacters, "\\x00\\x1f")
+        XCTAssertEqual("Garage – Süd 🚗".escapingControlCharacters, "Garage – Süd 🚗")
+    }
 }

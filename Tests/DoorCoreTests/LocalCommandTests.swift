@@ -55,7 +55,7 @@ final class LocalCommandTests: XCTestCase {
             XCTAssertEqual(texts(&c, request, bluetooth), ["ERR CMD"], request)
         }
         XCTAssertEqual(c.table.entries.count, 0)
-        XCTAssertTrue(c.throttle.isClear(at: t(0)), "not a wrong PIN")
+        XCTAssertTrue(lockoutsClear(c, at: t(0)), "not a wrong PIN")
         XCTAssertEqual(labels.saved.count, 0)
     }
 

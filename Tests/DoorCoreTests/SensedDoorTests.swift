@@ -116,7 +116,7 @@ final class SensedDoorTests: XCTestCase {
         _ = travel(&door, open: true, leave: 0, arrive: 10_000)
         XCTAssertEqual(door.hold(minutes: 2, at: t(20_000)).reply, .ok)
         XCTAssertNil(door.closesIn(at: t(20_000)))
-        XCTAssertEqual(door.holdLeft(at: t(20_000)), 120)
+        XCTAssertEqual(door.holdUntil, t(140_000), "two minutes from the request")
         XCTAssertEqual(seen(door.advance(to: t(139_999))), [])
         XCTAssertEqual(seen(door.advance(to: t(140_000))), [.holdEnded])
         XCTAssertEqual(door.closesIn(at: t(140_000)), 35)

@@ -6,6 +6,11 @@ func pin(_ s: String) -> PIN { PIN(s)! }
 /// Instants in whole milliseconds from an arbitrary origin, to keep timelines readable.
 func t(_ ms: Int) -> Instant { Instant(nanoseconds: 1_000_000_000 + UInt64(ms) * 1_000_000) }
 
+/// No channel locked and no wrong PIN left unforgiven at `now`, as the status's lockouts tell it.
+func lockoutsClear(_ c: Controller, at now: Instant) -> Bool {
+    c.snapshot(at: now).lockouts.allSatisfy { $0.lockedUntil == nil && $0.failures == 0 }
+}
+
 /// A store that keeps what it was given in memory, or fails on demand like a full disk.
 final class MemoryStore: PinTableSaving, @unchecked Sendable {
     var saved: [PinTable] = []

@@ -64,7 +64,10 @@ final class ThrottleTests: XCTestCase {
         XCTAssertEqual(th.budget(.remote, at: t(30)).failures, 0)
         XCTAssertNotNil(th.remainingLock(.local, at: t(30)), "clearing one channel leaves the other")
         th.clear()
-        XCTAssertTrue(th.isClear(at: t(30)))
+        for channel in Throttle.Channel.allCases {
+            XCTAssertNil(th.remainingLock(channel, at: t(30)), "\(channel) unlocked")
+            XCTAssertEqual(th.budget(channel, at: t(30)).failures, 0, "\(channel) forgiven")
+        }
     }
 
     func testSecondsRoundUpSoAShortLockNeverReadsZero() {

@@ -239,9 +239,6 @@ public struct Door: Sendable, Equatable {
     /// Whole seconds until the door closes by itself, for `S`; nil when nothing is pending.
     public func closesIn(at now: Instant) -> Int? { closesAt(at: now).map { max(0, ($0 - now).secondsRoundedUp) } }
 
-    /// Seconds the hold still lasts, nil when none.
-    public func holdLeft(at now: Instant) -> Int? { holdUntil.map { max(0, ($0 - now).secondsRoundedUp) } }
-
 
     /// The next instant at which `advance` has something to do, for the caller's timer (a
     /// close waiting for the relay is woken by `relayReleased`, not by the timer).

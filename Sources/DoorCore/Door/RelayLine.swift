@@ -1,5 +1,7 @@
-/// The one output the daemon drives: the relay across the opener's push button. Implementations
-/// hold the line for their whole life at the inactive level and leave it inactive when closed.
+/// An output line the daemon drives: a relay door's relay across the opener's push button
+/// (`PulseDriver`), and any door's warning and light outputs (`DoorOutputs`); a door with a
+/// serial opener has no relay. Implementations hold the line for their whole life at the
+/// inactive level and leave it inactive when closed.
 public protocol RelayLine: AnyObject, Sendable {
     /// What the line is, for the start-up log ("gpiochip0:17 (libgpiod v1)").
     var description: String { get }

@@ -145,7 +145,7 @@ public struct HTTPRequestParser: Sendable {
         while i < limit {
             let b = buffer[i]
             if b == 0x7F || b < Self.sp && b != Self.cr && b != Self.lf && b != Self.tab {
-                throw Self.bad("a control byte 0x\(String(b, radix: 16)) in the request head; is this HTTP?")
+                throw Self.bad("a control byte \(Hex.literal(b)) in the request head; is this HTTP?")
             }
             if i >= 3, b == Self.lf, buffer[i - 1] == Self.cr, buffer[i - 2] == Self.lf, buffer[i - 3] == Self.cr {
                 return i + 1

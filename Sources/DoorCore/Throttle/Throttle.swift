@@ -96,11 +96,6 @@ public struct Throttle: Sendable {
         return earliest
     }
 
-    /// True when no channel is locked or carries unforgiven wrong PINs at `now`.
-    public func isClear(at now: Instant) -> Bool {
-        Channel.allCases.allSatisfy { budget($0, at: now).failures == 0 && remainingLock($0, at: now) == nil }
-    }
-
     private func forgive(_ b: inout Budget, at now: Instant) {
         guard b.failures > 0, let since = b.quietSince, now > since else { return }
         let quiet = (now - since).nanoseconds, step = forgiveEvery.nanoseconds

@@ -50,13 +50,6 @@ public final class EventHistoryFile: @unchecked Sendable {
         try sync()
     }
 
-    /// Appends pre-encoded bytes as they are (tests use it to write torn lines).
-    public func append(bytes: [UInt8]) throws(StoreError) {
-        try openIfNeeded()
-        try write(bytes)
-        try sync()
-    }
-
     private func write(_ bytes: [UInt8]) throws(StoreError) {
         var written = 0
         while written < bytes.count {
@@ -72,12 +65,6 @@ public final class EventHistoryFile: @unchecked Sendable {
 
     private func sync() throws(StoreError) {
         guard fdatasync(fd) == 0 else { throw .io(path: path, action: "fdatasync", errno: errno) }
-    }
-
-    /// Every sound record, oldest first, and how many lines were skipped as torn or corrupt.
-    public func readAll() throws(StoreError) -> (records: [EventRecord], skipped: Int) {
-        let r = try read()
-        return (r.older + r.current, r.skipped)
     }
 
     /// What each file holds, and FILE's size: what an EventHistory starts from.

@@ -27,13 +27,6 @@ struct Setting<Value: Sendable>: Sendable {
     }
 }
 
-/// What is wrong with a setting's value, without saying where it came from (`SettingValues`
-/// adds the flag or the file and line).
-struct SettingError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
-
 extension Setting where Value == String {
     /// Free text or a path; never empty (an empty socket path would be an abstract socket).
     static func text(_ key: String, _ help: String, value: String, default fallback: String) -> Setting {

@@ -212,10 +212,11 @@ struct Daemon {
                               "commands": m.commands ? "on (lock the command topic down with the broker's ACL)" : "off (state only)"])
         }
         // Started in this order, stopped in the reverse: the history's writer, the door's lines,
-        // the relay, the door loop, then what brings requests in (Bluetooth, Home Assistant).
-        // On stop, nothing new comes in, the loop answers what it took and closes its
-        // connections, the relay ends its press and lets go, the other lines are released, the
-        // history is written. Each stop waits at most its own deadline.
+        // each door's drive, the door loop, then what brings requests in (Bluetooth, Home
+        // Assistant) and HomeKit's advertising (mdns). On stop, nothing new comes in, the loop
+        // answers what it took and closes its connections, the relay ends its press and lets
+        // go, the other lines are released, the history is written. Each stop waits at most its
+        // own deadline.
         // (In steps: as one expression it is too much for the type checker of Debian's Swift 6.0.3.)
         var ordered: [any Service] = [events]
         ordered += hardware.map { DoorLines($0) as any Service }

@@ -4,13 +4,16 @@ import Glibc
 import Synchronization
 #endif
 
-/// What the daemon's other threads hand the door loop, and the wake-up that tells it: listeners
-/// that come and go with the Bluetooth adapter, the relay's releases, Home Assistant's commands
-/// stamped with when they may have arrived, the pairing agent's news for its follower, history
-/// records from below (HomeKit's pairings and wrong setup codes, the phones paired), and how each
-/// channel stands. Every part that feeds the loop is given this at construction, so none holds
-/// the loop itself; the loop takes everything at the top of each turn, and the relays' releases also
-/// straight after each wait.
+/// What the parts below the door loop hand it, and the wake-up that tells it: from other threads,
+/// listeners that come and go with the Bluetooth adapter, each relay door's releases and
+/// overruns (a serial opener's drive is served on the loop's own thread and reports there), Home
+/// Assistant's commands stamped with when they may have arrived, the pairing agent's news for
+/// its follower, how each channel stands; and history records from below, HomeKit's pairings and
+/// wrong setup codes (from the loop's own thread: HomeKit is served by the loop) and the phones
+/// paired. Every part that feeds the loop is given this at construction, so none holds the loop
+/// itself; the loop takes everything at the top of each turn (and tells every audience at once
+/// when it changes the status), and the relays' releases also straight after a wait the inbox
+/// woke.
 final class LoopInbox: Sendable {
     /// Everything handed over since the loop last looked.
     struct Items: Sendable {

@@ -6,7 +6,6 @@ extension String {
     /// `\xNN` for the others (ESC is `\x1b`). Text without one comes back as it was.
     public var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
-        let digits = Array("0123456789abcdef")
         var out = ""
         for scalar in unicodeScalars {
             switch scalar {
@@ -18,7 +17,7 @@ extension String {
                     out.unicodeScalars.append(scalar)
                     continue
                 }
-                out += "\\x" + String([digits[Int(scalar.value >> 4)], digits[Int(scalar.value & 15)]])
+                out += "\\x" + Hex.string(CollectionOfOne(UInt8(scalar.value)), lowercase: true)
             }
         }
         return out
