@@ -24,4 +24,10 @@ public struct OpenerKind: Equatable, Sendable {
     /// Security+ 1.0: the door, light, lock and photo-eyes a wall panel polls; no motion sensor,
     /// no count of openings, no battery on its wire.
     public static let secPlus1 = OpenerKind(id: "secplus1", title: "Security+ 1.0", parts: [.light, .remotesLock, .obstruction])
+    /// `opener = auto:DEVICE`: what both Security+ wires have in common, whatever a search
+    /// finds, so a door's parts never change with it (docs/decisions.md).
+    public static let auto = OpenerKind(id: "auto", title: "Security+ (2.0 or 1.0, found by auto)",
+                                        parts: secPlus2.parts.intersection(secPlus1.parts))
+    /// The kinds a search can find, by their `id`.
+    public static func named(_ id: String) -> OpenerKind? { [secPlus2, secPlus1].first { $0.id == id } }
 }
