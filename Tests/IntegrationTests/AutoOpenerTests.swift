@@ -106,4 +106,20 @@ final class AutoOpenerTests: GaragedTestCase {
         XCTAssertTrue(readText(keptPath).contains("protocol secplus2"), readText(keptPath))
         XCTAssertEqual(again.stop(), .exited(0))
     }
+
+    /// doctor with auto: what is kept (nothing yet), and what answers, as the search finds it.
+    func testDoctorSaysWhatAnswersAndWhatIsKept() throws {
+        try initTable()
+        try startOpener()
+        try startOpener1()
+        for (link, says) in [(openerLink, "found Security+ 2.0 (an answer to GET_STATUS at 9600 8N1; door closed)"),
+                             (link1, "found Security+ 1.0 at 1200 8E1 (the opener's answer to 0x38; door closed)")] {
+            let doctor = try spawn(try Binaries.path(of: "garaged"), ["doctor", "--pins", pinsPath, "--socket", socketPath, "--no-ble",
+                                                                     "--opener", "auto:\(link)"], name: "doctor-auto")
+            XCTAssertEqual(doctor.waitForExit(timeout: .seconds(20)), .exited(0), doctor.stdout)
+            XCTAssertTrue(doctor.stdout.contains(says), doctor.stdout)
+            XCTAssertTrue(doctor.stdout.contains("auto: no search result kept yet"), doctor.stdout)
+        }
+        XCTAssertFalse(bytes1().contains(0x30), "doctor presses nothing")
+    }
 }
