@@ -62,6 +62,13 @@ final class AutoOpenerTests: GaragedTestCase {
         XCTAssertEqual(try daemon.ask("12345O=1"), "OK")
         XCTAssertTrue(waitUntil("the door toggled", timeout: .seconds(10)) { bytes1().contains(0x30) }, "\(bytes1())")
         XCTAssertTrue(waitUntil("kept", timeout: .seconds(5)) { readText(keptPath).contains("protocol secplus1") }, readText(keptPath))
+        assertDoor(daemon, becomes: "OPEN", "opened", within: .seconds(10))
+        // A close is warned: the opener's light flashes (its button, 0x32) before the toggle.
+        XCTAssertEqual(try daemon.ask("12345O=0"), "OK")
+        assertDoor(daemon, becomes: "CLOSED", "closed after the warning", within: .seconds(20))
+        let mine = bytes1()
+        guard let flash = mine.firstIndex(of: 0x32), let toggle = mine.lastIndex(of: 0x30) else { return XCTFail("\(mine)") }
+        XCTAssertLessThan(flash, toggle, "warned first: \(mine)")
         XCTAssertEqual(daemon.stop(), .exited(0))
     }
 
