@@ -147,17 +147,11 @@ static int clinux_is_pty(int fd) {
     return m >= 136 && m <= 143;
 }
 
-int clinux_serial_open(const char *path, int baud, int even_parity) {
+int clinux_serial_set(int fd, int baud, int even_parity) {
     speed_t speed = clinux_speed(baud);
     if (speed == B0) return -EINVAL;
-    int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -errno;
     struct termios t;
-    if (ioctl(fd, TIOCEXCL) != 0 || tcgetattr(fd, &t) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
+    if (tcgetattr(fd, &t) != 0) return -errno;
     cfmakeraw(&t);
     t.c_cflag &= ~(CSTOPB | PARENB | CRTSCTS | CSIZE);
     t.c_cflag |= CS8 | CLOCAL | CREAD;
@@ -177,11 +171,20 @@ int clinux_serial_open(const char *path, int baud, int even_parity) {
         t.c_iflag &= ~(INPCK | IGNPAR);
         rc = tcsetattr(fd, TCSANOW, &t) != 0 ? -errno : 0;
     }
+    if (rc != 0) return rc;
+    tcflush(fd, TCIOFLUSH);
+    return 0;
+}
+
+int clinux_serial_open(const char *path, int baud, int even_parity) {
+    if (clinux_speed(baud) == B0) return -EINVAL;
+    int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int rc = ioctl(fd, TIOCEXCL) != 0 ? -errno : clinux_serial_set(fd, baud, even_parity);
     if (rc != 0) {
         close(fd);
         return rc;
     }
-    tcflush(fd, TCIOFLUSH);
     return fd;
 }
 

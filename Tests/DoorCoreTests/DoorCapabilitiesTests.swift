@@ -129,6 +129,33 @@ final class DoorCapabilitiesTests: XCTestCase {
         XCTAssertEqual(v.controller.handle(Array("12345Lremotes unlock".utf8), from: owner, at: t(10)).replies, [.ok])
     }
 
+    /// An `auto` door, even once a search found Security+ 2.0: what both wires have, never a
+    /// motion sensor, count of openings or battery; while searching the gate refuses every press
+    /// naming the search and the device, and the record says so.
+    func testAnAutoDoorShowsWhatBothWiresHaveAndRefusesWhileSearching() throws {
+        var d = Door(timing: timing, sensing: .reported(by: "the Security+ opener on /dev/ttyAMA0 (found by auto)", kind: .auto, device: "/dev/ttyAMA0"),
+                     at: t(0))
+        let searching = OpenerIdentity(kind: nil, how: "Security+ 2.0 at 9600 8N1, asked GET_STATUS", device: "/dev/ttyAMA0")
+        d.openerIdentified(searching)
+        XCTAssertEqual(d.refusal(.open, automatic: false, age: nil), .openerSearching(searching))
+        XCTAssertEqual(PressRefusal.openerSearching(searching).reply, .error(.fault))
+        XCTAssertTrue(PressRefusal.openerSearching(searching).words.contains("still searching for the wire of the opener on /dev/ttyAMA0"))
+        XCTAssertEqual(try Views(d).record(at: t(0))["opener"]?.serialized,
+                       #"{"protocol":"auto","device":"/dev/ttyAMA0","state":"searching","found":"searching: Security+ 2.0 at 9600 8N1, asked GET_STATUS","remotes_locked":null}"#)
+
+        d.openerIdentified(OpenerIdentity(kind: .secPlus2, how: "an answer to GET_STATUS", device: "/dev/ttyAMA0"))
+        _ = d.openerAnswered(true)
+        _ = d.openerReported(.closed, obstructed: false, at: t(0))
+        d.openerSawMotion(at: t(0))
+        d.openerCounted(openings: 12)
+        XCTAssertNil(d.refusal(.open, automatic: false, age: nil))
+        let v = try Views(d)
+        XCTAssertEqual(v.record(at: t(0))["opener"]?.serialized,
+                       #"{"protocol":"secplus2","device":"/dev/ttyAMA0","state":"connected","found":"found by auto: an answer to GET_STATUS","remotes_locked":null}"#)
+        XCTAssertEqual(v.record(at: t(0))["parts"]?.serialized, #"{"light":"opener","remotes_lock":"opener","obstruction":"opener"}"#)
+        XCTAssertEqual(try v.homeKitTypes().services, ["3E", "A2", "41", "43"], "no MotionSensor, no Battery")
+    }
+
     /// A Security+ 2.0 opener's door has every part, each shown once.
     func testASecurityPlusTwoDoorHasEveryPart() throws {
         var d = Door(timing: timing, sensing: .reported(by: "the Security+ 2.0 opener on /dev/ttyS0", device: "/dev/ttyS0"), at: t(0))

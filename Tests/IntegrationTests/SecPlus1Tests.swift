@@ -27,11 +27,7 @@ final class SecPlus1Tests: GaragedTestCase {
     /// Starts the fake 1.0 opener with its door at `state` (a wall panel polling it with `panel`).
     @discardableResult
     private func startOpener1(state: String = "closed", panel: Bool = false, travel: Double = 4) throws -> ChildProcess {
-        let python = try Binaries.system("python3", package: "python3")
-        let fake = try spawn(python, [repoRoot + "/Tests/secplus/fakeopener1.py", "--log", wireLog, "--link", link, "--travel-s", String(travel),
-                                      "--state", state, "--control", control] + (panel ? ["--panel"] : []), name: "fakeopener1")
-        _ = waitUntil("the fake opener's pty at \(link)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: link) }
-        return fake
+        try startOpener1(link: link, log: wireLog, control: control, state: state, panel: panel, travel: travel)
     }
 
     /// garaged with the fake 1.0 opener, listening 1 s for a panel, once its socket answers.

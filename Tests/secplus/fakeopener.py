@@ -33,12 +33,15 @@ wire still echoes what garaged writes) and "answer" (it speaks again); "panel on
 (a wall panel with a client id of its own asks GET_STATUS every 250 ms; the opener answers it, unless
 silent). Each is noted in --log as a JSON line with "at" (not "t": it is no packet). --listen PATH
 replaces the pty
-with a unix stream socket at PATH: the fake accepts one connection (qemu's `-chardev
+with a unix stream socket at PATH: The pty carries the speed garaged sets its side to: at 1200 baud
+(garaged trying Security+ 1.0, opener = auto) the fake opener, a 9600-baud UART, understands none of
+garaged's bytes (each read is logged as {"garbled": N, "baud": 1200} and not acted on; the wire still
+echoes them) and what it sends arrives as one 0xFF a packet. With --listen the fake accepts one connection (qemu's `-chardev
 socket,path=PATH`, the host end of a guest's UART, as system-test/run uses it) and speaks the wire
 on it the same way, ending when it closes. Usage: fakeopener.py --log FILE [--link PATH | --listen
 PATH] [--travel-s S] [--state closed] [--control FIFO] [--battery charging|full]
 [--busy-s S] [--echo-status] [--answer-ms 5]"""
-import argparse, fcntl, json, os, random, select, signal, socket, sys, time, tty
+import argparse, fcntl, json, os, random, select, signal, socket, sys, termios, time, tty
 
 SYNC = b"\x55\x01\x00"
 # Indicator bits 0-3: which stream (0 A, 1 B, 2 C) goes first, second, third.
@@ -219,6 +222,15 @@ class Opener:
             os.write(self.master, data)
         except OSError:
             pass  # no one has the slave open, or its buffer is full
+
+    def foreign(self):
+        """garaged's side of the pty is set to 1200 baud: nothing crosses the wire intact."""
+        if self.listener is not None or self.master < 0:
+            return False
+        try:
+            return termios.tcgetattr(self.master)[4] == termios.B1200
+        except termios.error:
+            return False
 
     def busy_now(self, now):
         return self.busy is not None and self.busy[0] <= now < self.busy[1]
@@ -486,7 +498,7 @@ class Opener:
             # Nobody sends on a busy line: what waits goes out once it is quiet.
             while self.pending and self.pending[0][0] <= now and not self.busy_now(now):
                 _, packet, name, _ = self.pending.pop(0)
-                self.write(packet)
+                self.write(b"\xff" if self.foreign() else packet)
                 if self.writes_log:
                     self.writes_log.write(json.dumps({"t": time.monotonic(), "name": name}) + "\n")
             if self.arrive_at and now >= self.arrive_at[0]:
@@ -509,6 +521,9 @@ class Opener:
             arrived = (now, max(self.longest, now - self.last_write), self.writes)
             self.write(data)  # the shared wire: garaged hears itself
             self.last_echo = time.monotonic()
+            if self.foreign():
+                self.log.write(json.dumps({"t": now, "garbled": len(data), "baud": 1200}) + "\n")
+                continue
             if not self.buffer:
                 self.first = now
             self.buffer += data

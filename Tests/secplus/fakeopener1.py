@@ -10,7 +10,9 @@ over --travel-s from one end to the other, a light press (0x32) toggles its ligh
 (0x34) held 3 s or more before its release (0x35) toggles the lock of its remotes. A pty carries no
 parity (the kernel clears PARENB on ptys; a real UART drops a byte with bad parity before garaged
 reads it), but it carries the speed: the first byte garaged writes is logged with the speed its side
-is set to. --panel: a wall panel polls it every 250 ms (0x38, 0x3A, 0x39), its questions and the
+is set to; at 9600 baud (garaged trying Security+ 2.0, opener = auto) neither the opener nor the
+panel understands garaged's bytes (each is logged with "who": "garbled" and not acted on; the wire
+still echoes it) and what they send reaches garaged as a 0x00 a byte. --panel: a wall panel polls it every 250 ms (0x38, 0x3A, 0x39), its questions and the
 answers on the wire for garaged to hear. --control FIFO takes lines: "remote" (its radio remote: the
 door toggles, nothing on the wire), "panel-press" (the panel's door button: 0x30, 0x31 500 ms later,
 on the wire, and the door toggles), "obstruct" and "clear" (its photo-eye; broken while closing, the
@@ -126,10 +128,17 @@ class Opener:
         elif line in ("mute", "unmute"):
             self.muted = line == "mute"
 
+    def foreign(self):
+        """garaged's side of the pty is set to 9600 baud: nothing crosses the wire intact."""
+        try:
+            return SPEEDS.get(termios.tcgetattr(self.master)[4], 0) == 9600
+        except termios.error:
+            return False
+
     def write(self, byte, who):
         now = time.monotonic()
         try:
-            os.write(self.master, bytes([byte]))
+            os.write(self.master, bytes([0x00 if who != "echo" and self.foreign() else byte]))
         except OSError:
             return  # nobody has the slave open
         if who != "echo":
@@ -173,6 +182,11 @@ class Opener:
                 continue
             except OSError:
                 time.sleep(0.01)  # the slave is not open (garaged restarting)
+                continue
+            if self.foreign():
+                for byte in data:
+                    self.record("garbled", byte, baud=9600)
+                    self.write(byte, "echo")
                 continue
             for byte in data:
                 at = time.monotonic()

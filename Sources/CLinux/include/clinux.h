@@ -71,6 +71,9 @@ void clinux_signal_name(int sig, char *out, size_t length);
 /// no controlling tty, exclusive (TIOCEXCL), raw 9600 8N1 without flow control or inversion.
 /// Returns the descriptor, or -errno (the step that failed is the caller's message).
 int clinux_serial_open(const char *path, int baud, int even_parity);
+/// Sets an open serial device's (or pty's) line again: raw, 8 data bits, one stop bit, `baud`,
+/// even parity or none (none on a pty), and flushes what was waiting. 0, or -errno.
+int clinux_serial_set(int fd, int baud, int even_parity);
 
 /// Holds a break on the line for `ns` nanoseconds (TIOCSBRK, sleep, TIOCCBRK): tcsendbreak's
 /// quarter second or more is far longer than the 1.3 ms start signal Security+ 2.0 needs.

@@ -336,6 +336,9 @@ public struct Controller: Sendable {
     /// Door `index`'s opener saw motion.
     public mutating func openerSawMotion(of index: Int = 0, at now: Instant) { doors[index].door.openerSawMotion(at: now) }
 
+    /// An `auto` door's opener found, or searched for (`Door.openerIdentified`).
+    public mutating func openerIdentified(_ identity: OpenerIdentity, of index: Int = 0) { doors[index].door.openerIdentified(identity) }
+
     /// Door `index`'s opener's count of openings.
     public mutating func openerCounted(openings: Int, of index: Int = 0) { doors[index].door.openerCounted(openings: openings) }
 

@@ -59,6 +59,7 @@ extension Door {
         if pressing { return .relayBusy }
         if Door.isStale(age) { return .stale }
         if let why = openerOff { return .openerOff(why) }
+        if let search = openerIdentity, search.kind == nil { return .openerSearching(search) }
         if let opener = sensing.opener, !openerReady { return .openerSilent(opener) }
         let closedSensed = isActive(.closed) == true, openSensed = isActive(.open) == true
         if closedSensed && openSensed { return .sensorsContradict }
@@ -167,6 +168,8 @@ public enum PressRefusal: Equatable, Sendable {
     case openerSilent(String)
     /// Any press of a door whose opener garaged cannot speak to safely (why, and what to do).
     case openerOff(String)
+    /// Any press of an `auto` door whose wire is still searched (what is tried, on which device).
+    case openerSearching(OpenerIdentity)
 
     /// The answer to a request refused this way: a request for where the door already is or
     /// is going (or, for a STOP, a door already at rest) is a harmless OK; the rest are errors.
@@ -174,7 +177,7 @@ public enum PressRefusal: Equatable, Sendable {
         switch self {
         case .relayBusy, .moving, .movingTheOtherWay, .pressedTheOtherWay, .stopWaiting: return .error(.busy)
         case .stale: return .error(.stale)
-        case .sensorsContradict, .closeFailed, .openerSilent, .openerOff: return .error(.fault)
+        case .sensorsContradict, .closeFailed, .openerSilent, .openerOff, .openerSearching: return .error(.fault)
         case .obstructed: return .error(.obstructed)
         case .alreadyThere, .alreadyGoing, .alreadyWaiting, .notMoving: return .ok
         }
@@ -198,6 +201,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .closeFailed: return "the last close did not reach CLOSED; no automatic close until the door is seen closed"
         case .openerSilent(let opener): return "\(opener) does not answer"
         case .openerOff(let why): return "the opener is off: \(why)"
+        case .openerSearching(let search): return "garaged is still searching for the wire of the opener on \(search.device) (\(search.how))"
         }
     }
 
@@ -219,6 +223,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .closeFailed: return why
         case .openerSilent: return why + ", so garaged presses nothing; " + PressRefusal.openerChecks
         case .openerOff: return why
+        case .openerSearching: return why + ", so garaged presses nothing and keeps nothing for later; it takes requests once the opener answers (docs/openers.md, auto)"
         }
     }
 

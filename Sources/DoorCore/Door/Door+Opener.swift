@@ -147,10 +147,19 @@ extension Door {
     /// The opener's part of the door's status, nil without one.
     public func openerStatus(at now: Instant) -> OpenerStatus? {
         guard capabilities.position == .opener else { return nil }
-        return OpenerStatus(protocolName: sensing.openerKind?.id ?? "", device: sensing.openerDevice ?? "",
-                            state: openerReady ? "connected" : openerOff != nil ? "off" : fault == .openerSilent ? "silent" : "connecting",
+        let searching = openerIdentity.map { $0.kind == nil } ?? false
+        return OpenerStatus(protocolName: openerIdentity?.kind?.id ?? sensing.openerKind?.id ?? "", device: sensing.openerDevice ?? "",
+                            state: openerReady ? "connected" : openerOff != nil ? "off" : searching ? "searching"
+                                : fault == .openerSilent ? "silent" : "connecting",
                             remotesLocked: remotesLocked, motion: motion(at: now), openings: openings,
-                            battery: capabilities.battery ? battery : nil)
+                            battery: capabilities.battery ? battery : nil, found: openerIdentity?.found)
+    }
+
+    /// An `auto` door's opener was found, or is searched for (again): the status says which,
+    /// and while it is searched the gate refuses every press saying so.
+    public mutating func openerIdentified(_ identity: OpenerIdentity) {
+        guard capabilities.position == .opener else { return }
+        openerIdentity = identity
     }
 
     /// The opener's first word on where the door rests, since the door was made: where it was

@@ -138,6 +138,9 @@ public struct Door: Sendable, Equatable {
     /// Why the door's opener is off for good until garaged restarts (its kept codes are
     /// damaged): every press is refused saying so; nil while it is on.
     public internal(set) var openerOff: String?
+    /// An `auto` door's opener: what it was found to be, or that its wire is still searched
+    /// (every press refused saying so); nil for a door whose protocol is set.
+    public internal(set) var openerIdentity: OpenerIdentity?
     /// Whether the opener's remotes and keypads are locked out, as it last said; nil until then.
     public internal(set) var remotesLocked: Bool?
     /// The lock garaged last asked of the opener, and when, until its STATUS says so: a repeat

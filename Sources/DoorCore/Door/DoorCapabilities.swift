@@ -77,11 +77,12 @@ public struct DoorCapabilities: Equatable, Sendable {
     public init(sensing: DoorSensing, timing: DoorTiming) {
         let kind = sensing.opener != nil ? sensing.openerKind ?? .secPlus2 : nil
         let position: Position = kind != nil ? .opener : sensing.believed ? .believed : .switches
-        let light: Source? = kind?.light == true ? .opener : timing.light != nil ? .wired : nil
-        let obstruction: Source? = kind.map { $0.obstruction ? .opener : nil } ?? (sensing.obstructionSwitch ? .wired : nil)
+        let light: Source? = kind?.has(.light) == true ? .opener : timing.light != nil ? .wired : nil
+        let obstruction: Source? = kind.map { $0.has(.obstruction) ? .opener : nil } ?? (sensing.obstructionSwitch ? .wired : nil)
         let warning: Warning? = timing.warning == nil ? nil : timing.warningFlashesLight && light == .opener ? .openerLight : .output
-        self.init(position: position, light: light, remotesLock: kind?.remotesLock ?? false, motion: kind?.motion ?? false,
-                  obstruction: obstruction, openings: kind?.openings ?? false, battery: kind?.battery ?? false, warning: warning,
+        let opener = { (part: Part) in kind?.has(part) ?? false }
+        self.init(position: position, light: light, remotesLock: opener(.remotesLock), motion: opener(.motion),
+                  obstruction: obstruction, openings: opener(.openings), battery: opener(.battery), warning: warning,
                   openerTitle: kind?.title)
     }
 

@@ -23,7 +23,7 @@ public struct DoorSensing: Equatable, Sendable {
 
     /// A door whose opener reports its position and obstruction (`opener` names it).
     public static func reported(by opener: String, kind: OpenerKind = .secPlus2, device: String? = nil) -> DoorSensing {
-        var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: kind.obstruction)
+        var s = DoorSensing(closedSwitch: true, openSwitch: true, obstructionSwitch: kind.has(.obstruction))
         s.opener = opener
         s.openerKind = kind
         s.openerDevice = device

@@ -69,6 +69,8 @@ public enum OpenerEvent: Equatable, Sendable {
     /// garaged cannot speak to the opener, and why (its kept codes are damaged, its device is
     /// gone, no rolling code can be reserved): every press is refused saying so. Nil: it can again.
     case off(why: String?)
+    /// An `auto` door's opener was found (or is searched for again): what it is and how known.
+    case identified(OpenerIdentity)
     /// A line for the log.
     case note(OpenerNote)
 }

@@ -148,7 +148,7 @@ public struct SecPlus1Session: OpenerSession {
     /// The same, for whoever opens the wire without a session (`doctor`).
     public static let line = OpenerLine(baud: 1200, evenParity: true, breakBefore: nil)
     /// Garbage is said at most once in this long (with its count).
-    public static let summaryEvery: Duration = .seconds(60)
+    public static let summaryEvery: Duration = WireNoise.every
 
     public private(set) var role: Role = .listening
     private var listeningSince: Instant
@@ -194,9 +194,8 @@ public struct SecPlus1Session: OpenerSession {
     private var lastEcho: Instant?
     private var toldAnswering: Bool?
     private var heard0x37 = false
-    /// Garbage: since when it is counted, and how many beyond the first.
-    private var garbageSince: Instant?
-    private var garbageCount = 0
+    /// Garbage, said once a minute.
+    private var garbageNoise = WireNoise()
     /// Why garaged cannot speak on the wire now (the device is gone); nil when it can.
     private var cannotSpeak: String?
 
@@ -413,7 +412,7 @@ public struct SecPlus1Session: OpenerSession {
     public var nextWake: Instant? {
         var earliest: Instant?
         func consider(_ t: Instant?) { if let t, earliest.map({ t < $0 }) ?? true { earliest = t } }
-        if let since = garbageSince { consider(since + Self.summaryEvery) }
+        consider(garbageNoise.nextWake)
         guard cannotSpeak == nil else { return earliest }
         switch role {
         case .listening: consider(listeningSince + timing.listenFor)
@@ -825,25 +824,13 @@ public struct SecPlus1Session: OpenerSession {
         events.append(.status(state, obstructed: eye, light: lightNow, locked: lock))
     }
 
-    /// Garbage on the wire (anyone on it can make it): the first of a minute is said whole, the
-    /// rest counted and said in one line when the minute is over.
+    /// Garbage on the wire (anyone on it can make it): said once a minute (`WireNoise`).
     private mutating func garbage(_ event: String, _ fields: [(String, String)], at now: Instant, _ events: inout [OpenerEvent]) {
-        if let since = garbageSince, now - since < Self.summaryEvery {
-            garbageCount += 1
-            return
-        }
-        summarise(at: now, &events)
-        garbageSince = now
-        events.append(.note(.init(.warning, event, [("device", device)] + fields + [("then", "more are counted, said once a minute")])))
+        events += garbageNoise.heard(.init(.warning, event, [("device", device)] + fields), at: now).map(OpenerEvent.note)
     }
 
     /// Says how much garbage followed the first of the minute, once it is over.
     private mutating func summarise(at now: Instant, _ events: inout [OpenerEvent]) {
-        guard let since = garbageSince, now - since >= Self.summaryEvery else { return }
-        if garbageCount > 0 {
-            events.append(.note(.init(.warning, "opener-garbage-repeats", [("more", String(garbageCount)), ("over_s", String((now - since).secondsRoundedUp))])))
-        }
-        garbageSince = nil
-        garbageCount = 0
+        events += garbageNoise.summarise(at: now).map(OpenerEvent.note)
     }
 }

@@ -129,17 +129,15 @@ public struct SecPlus2Session: OpenerSession {
     private var toldAnswering: Bool?
     private var lastState: OpenerDoorState?
     private var lastLight: Bool?
-    /// Bad packets: since when they are counted, and how many beyond the first.
-    private var garbageSince: Instant?
-    private var garbageCount = 0
-    /// Packets with our client id that we did not send: since when, and how many beyond the first.
-    private var forgedSince: Instant?
-    private var forgedCount = 0
+    /// Bad packets, said once a minute.
+    private var garbageNoise = WireNoise()
+    /// Packets with our client id that we did not send, said once a minute.
+    private var forgedNoise = WireNoise(.error, repeats: "opener-identity-forged-repeats")
     /// Why garaged cannot speak on the wire now (the device is gone, no rolling code can be
     /// reserved); nil when it can.
     private var cannotSpeak: String?
     /// Bad packets are said at most once in this long (with their count).
-    public static let summaryEvery: Duration = .seconds(60)
+    public static let summaryEvery: Duration = WireNoise.every
 
     /// A session for the opener on `device`, its rolling codes from `codes`, from `now`.
     public init(device: String, codes: any SecPlus2CodeSource, door: Int = 0, timing: Timing = Timing(), at now: Instant) {
@@ -370,8 +368,8 @@ public struct SecPlus2Session: OpenerSession {
         if let p = pressing {
             if let at = p.pressedAt { consider(at + timing.releaseAfter); consider(at + timing.releaseAfter + timing.releaseWithin) } else { consider(p.deadline) }
         }
-        if let since = garbageSince { consider(since + Self.summaryEvery) }
-        if let since = forgedSince { consider(since + Self.summaryEvery) }
+        consider(garbageNoise.nextWake)
+        consider(forgedNoise.nextWake)
         // Something to write now: as soon as the line is quiet (at once if it has been).
         if somethingDue(at: lineBusyUntil ?? started) { consider((lineBusyUntil ?? started) + timing.quiet) }
         if let since = waitingSince { consider(since + timing.busyLimit) }
@@ -537,15 +535,9 @@ public struct SecPlus2Session: OpenerSession {
         if sent.contains(where: { $0.rolling == packet.rolling }) { return }
         let fields: [(String, String)] = [("device", device), ("rolling", String(packet.rolling)),
                                           ("command", SecPlus2Fields(packet).command.description)]
-        if let since = forgedSince, now - since < Self.summaryEvery {
-            forgedCount += 1
-        } else {
-            forgedSince = now
-            forgedCount = 0
-            events.append(.note(.init(.error, "opener-identity-forged", fields + [
-                ("why", "a packet with garaged's own client id \(codes.client) that garaged did not send: another device uses that id, or someone on the wire forged it"),
-                ("then", "more are counted, said once a minute")])))
-        }
+        events += forgedNoise.heard(.init(.error, "opener-identity-forged", fields + [
+            ("why", "a packet with garaged's own client id \(codes.client) that garaged did not send: another device uses that id, or someone on the wire forged it")]),
+            at: now).map(OpenerEvent.note)
         guard packet.rolling >= codes.next else { return }
         do {
             let renewed = try codes.skip(past: packet.rolling)
@@ -626,34 +618,14 @@ public struct SecPlus2Session: OpenerSession {
         }
     }
 
-    /// Garbage on the wire (anyone on it can make it): the first of a minute is said whole, the
-    /// rest counted and said in one line when the minute is over.
+    /// Garbage on the wire (anyone on it can make it): said once a minute (`WireNoise`).
     private mutating func garbage(_ event: String, _ fields: [(String, String)], at now: Instant, _ events: inout [OpenerEvent]) {
-        if let since = garbageSince, now - since < Self.summaryEvery {
-            garbageCount += 1
-            return
-        }
-        summarise(at: now, &events)
-        garbageSince = now
-        events.append(.note(.init(.warning, event, fields + [("then", "more are counted, said once a minute")])))
+        events += garbageNoise.heard(.init(.warning, event, fields), at: now).map(OpenerEvent.note)
     }
 
     /// Says how many bad or forged packets followed the first of the minute, once it is over.
     private mutating func summarise(at now: Instant, _ events: inout [OpenerEvent]) {
-        if let since = garbageSince, now - since >= Self.summaryEvery {
-            if garbageCount > 0 {
-                events.append(.note(.init(.warning, "opener-garbage-repeats", [("more", String(garbageCount)), ("over_s", String((now - since).secondsRoundedUp))])))
-            }
-            garbageSince = nil
-            garbageCount = 0
-        }
-        if let since = forgedSince, now - since >= Self.summaryEvery {
-            if forgedCount > 0 {
-                events.append(.note(.init(.error, "opener-identity-forged-repeats", [("more", String(forgedCount)), ("over_s", String((now - since).secondsRoundedUp))])))
-            }
-            forgedSince = nil
-            forgedCount = 0
-        }
+        events += (garbageNoise.summarise(at: now) + forgedNoise.summarise(at: now)).map(OpenerEvent.note)
     }
 }
 

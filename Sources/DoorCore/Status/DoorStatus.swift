@@ -100,9 +100,13 @@ public struct OpenerStatus: Equatable, Sendable {
     public var openings: Int?
     /// Its backup battery; nil until it said charging or full (or when it has none).
     public var battery: OpenerBattery?
+    /// An `auto` door's: how its protocol was found, or what the search tries now
+    /// (`OpenerIdentity.found`); nil for a door whose protocol is set.
+    public var found: String?
 
     public init(protocolName: String, device: String, state: String, remotesLocked: Bool?, motion: Bool?, openings: Int?,
-                battery: OpenerBattery? = nil) {
+                battery: OpenerBattery? = nil, found: String? = nil) {
+        self.found = found
         self.protocolName = protocolName
         self.device = device
         self.state = state
@@ -116,6 +120,7 @@ public struct OpenerStatus: Equatable, Sendable {
     /// has and the opener has not said yet is `null`.
     func record(_ has: DoorCapabilities) -> JSONValue {
         var members: [(String, JSONValue)] = [("protocol", .string(protocolName)), ("device", .string(device)), ("state", .string(state))]
+        if let found { members.append(("found", .string(found))) }
         if has.remotesLock { members.append(("remotes_locked", remotesLocked.map { .bool($0) } ?? .null)) }
         if has.motion { members.append(("motion", .bool(motion ?? false))) }
         if has.openings { members.append(("openings", openings.map { .number(Int64($0)) } ?? .null)) }

@@ -90,6 +90,8 @@ extension GaragePins {
         static func openerRows(_ opener: JSONValue?) -> [[String]] {
             guard let opener else { return [] }
             var rows: [[String]] = []
+            // An auto door's: how its protocol was found, or what the search tries now.
+            if let found = opener["found"]?.stringValue { rows.append(["protocol", found]) }
             if let locked = opener["remotes_locked"] { rows.append(["remotes", locked.boolValue.map { $0 ? "locked" : "unlocked" } ?? "not said yet"]) }
             if let motion = opener["motion"]?.boolValue { rows.append(["motion", motion ? "seen" : "none"]) }
             if let openings = opener["openings"] { rows.append(["openings", openings.intValue.map(String.init) ?? "not said yet"]) }
@@ -101,9 +103,11 @@ extension GaragePins {
         /// opener has not said or does not answer (and what to check then).
         static func openerSays(_ opener: JSONValue?) -> String {
             let kind = opener?["protocol"]?.stringValue ?? "?"
-            let name = "the \(kind == "secplus2" ? "Security+ 2.0" : kind) opener on \(opener?["device"]?.stringValue ?? "?")"
+            let title = OpenerKind.named(kind)?.title ?? (kind == "auto" ? "Security+ (auto)" : kind)
+            let name = "the \(title) opener on \(opener?["device"]?.stringValue ?? "?")"
             switch opener?["state"]?.stringValue {
             case "connected": return "from " + name
+            case "searching": return "unconfirmed: garaged is still searching for which wire \(name) speaks (\(opener?["found"]?.stringValue ?? "?"))"
             case "silent": return "unconfirmed: \(name) is silent; check its wiring to the Pi, the level circuit and the opener's power"
             default: return "unconfirmed: waiting for \(name) to say where the door is"
             }

@@ -46,7 +46,7 @@ struct DoorSettings: Sendable {
             sensing = DoorSensing(closedSwitch: sensorClosed != nil, openSwitch: sensorOpen != nil, obstructionSwitch: sensorObstruction != nil)
         }
         // Without a warn output, an opener's own light (where its kind has one) flashes as the warning.
-        let openerLight = opener?.kind.light == true
+        let openerLight = opener?.kind.has(.light) == true
         var timing = DoorTiming(pulse: .milliseconds(values.pulseMs), travel: .seconds(values.travelS),
                             autoClose: values.autoCloseS == 0 ? nil : .seconds(values.autoCloseS),
                             warning: warn == nil && !openerLight ? nil : .seconds(values.warnS),

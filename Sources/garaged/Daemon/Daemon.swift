@@ -136,17 +136,19 @@ struct Daemon {
             let drive: any DoorDrive
             if let port = d.hardware.opener, case .secPlus1 = d.settings.opener {
                 // Security+ 1.0 has no identity and no codes: nothing kept beside the table.
-                var timing = SecPlus1Session.Timing()
-                timing.listenFor = .seconds(d.settings.openerListenS)
-                drive = SerialOpenerDrive(port: port, session: SecPlus1Session(device: port.path, door: index, timing: timing, at: clock.now()),
+                drive = SerialOpenerDrive(port: port, session: SecPlus1Session(device: port.path, door: index, timing: d.secPlus1Timing, at: clock.now()),
                                           clock: clock, log: log, door: index, name: name)
             } else if let port = d.hardware.opener {
                 // The rolling codes and the client id, kept beside the table: unreadable, this
                 // door's opener is off (no code risked twice), and every other door serves.
                 do {
                     let codes = try SecPlus2Codes(file: SecPlus2CodesFile(tablePath: settings.pins, door: DoorSetup.fileName(index, d.settings)))
-                    drive = SerialOpenerDrive(port: port, session: SecPlus2Session(device: port.path, codes: codes, door: index, at: clock.now()),
-                                              clock: clock, log: log, door: index, name: name)
+                    if case .auto = d.settings.opener {
+                        drive = autoDrive(port: port, codes: codes, door: d, name: name, clock: clock)
+                    } else {
+                        drive = SerialOpenerDrive(port: port, session: SecPlus2Session(device: port.path, codes: codes, door: index, at: clock.now()),
+                                                  clock: clock, log: log, door: index, name: name)
+                    }
                 } catch {
                     port.close()
                     drive = OpenerOffDrive(door: index, name: name, why: error.description, log: log)

@@ -116,6 +116,8 @@ extension DoorLoop {
                 carryOut(controller.openerOff(why, of: door, at: now, wall: wall))
             case .openings(let count):
                 controller.openerCounted(openings: count, of: door)
+            case .identified(let identity):
+                controller.openerIdentified(identity, of: door)
             case .motion:
                 controller.openerSawMotion(of: door, at: now)
             case .wallButton:

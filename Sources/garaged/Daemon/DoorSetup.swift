@@ -18,11 +18,18 @@ struct DoorSetup {
     /// door into a section keeps that door's files.
     static func fileName(_ index: Int, _ settings: DoorSettings) -> String? { index == 0 ? nil : settings.id }
 
+    /// Security+ 1.0's times, its listening for a wall panel as the door's settings say.
+    var secPlus1Timing: SecPlus1Session.Timing {
+        var timing = SecPlus1Session.Timing()
+        timing.listenFor = .seconds(settings.openerListenS)
+        return timing
+    }
+
     /// The files kept beside the table for door `index` (for the stale-temporary sweep).
     static func keptPaths(tablePath: String, _ index: Int, _ settings: DoorSettings) -> [String] {
         let name = fileName(index, settings)
         return [ClosingIntervalFile(tablePath: tablePath, door: name).path, DoorStateFile(tablePath: tablePath, door: name).path,
-                SecPlus2CodesFile(tablePath: tablePath, door: name).path]
+                SecPlus2CodesFile(tablePath: tablePath, door: name).path, OpenerFoundFile(tablePath: tablePath, door: name).path]
     }
 
     /// Claims every door's lines, all or none: a door that cannot be claimed gives back the

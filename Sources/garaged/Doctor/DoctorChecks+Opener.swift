@@ -12,9 +12,24 @@ import Glibc
 /// read under `root`.
 extension DoctorChecks {
     func openers(into report: inout DoctorReport) {
-        for door in settings.doors {
+        for (index, door) in settings.doors.enumerated() {
             guard let spec = door.opener else { continue }
-            opener(door.id.map { "\($0) opener" } ?? "opener", spec, into: &report)
+            let role = door.id.map { "\($0) opener" } ?? "opener"
+            if case .auto = spec { kept(role, OpenerFoundFile(tablePath: settings.pins, door: DoorSetup.fileName(index, door)), into: &report) }
+            opener(role, spec, into: &report)
+        }
+    }
+
+    /// An `auto` door's kept search result: what was found and how, or that none is kept.
+    private func kept(_ role: String, _ file: OpenerFoundFile, into report: inout DoctorReport) {
+        do throws(StoreError) {
+            if let kept = try file.load() {
+                report.add(.ok, role, "auto: \(kept.kind.title) kept in \(file.path) (found by \(kept.how)): garaged speaks it at start without searching, and searches again if it stays silent; remove the file to force a new search")
+            } else {
+                report.add(.ok, role, "auto: no search result kept yet (\(file.path)): garaged searches the wire at start (Security+ 2.0 at 9600 8N1, then 1.0 at 1200 8E1) and keeps what it finds")
+            }
+        } catch {
+            report.add(.warn, role, "auto: \(error.description); garaged searches the wire again at start")
         }
     }
 
@@ -23,8 +38,8 @@ extension DoctorChecks {
         let example: String
         switch spec {
         case .secPlus2: example = "secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5"
-        case .secPlus1:
-            example = "secplus1:/dev/ttyAMA0 (the PL011: with dtoverlay=miniuart-bt on a Pi 3, 4, 400 or Zero 2 W, dtparam=uart0=on on a Pi 5)"
+        case .secPlus1, .auto:
+            example = "\(spec.kind == .auto ? "auto" : "secplus1"):/dev/ttyAMA0 (the PL011: with dtoverlay=miniuart-bt on a Pi 3, 4, 400 or Zero 2 W, dtparam=uart0=on on a Pi 5)"
             if let why = MiniUART.refusal(device) {
                 report.add(.fail, role, why)
                 return
@@ -56,7 +71,7 @@ extension DoctorChecks {
         let port: SerialPort
         do {
             switch spec {
-            case .secPlus2: port = try SerialPort(path: device, line: SecPlus2Session.line)
+            case .secPlus2, .auto: port = try SerialPort(path: device, line: SecPlus2Session.line)
             case .secPlus1: port = try SerialPort(path: device, line: SecPlus1Session.line)
             }
         } catch {
@@ -64,6 +79,10 @@ extension DoctorChecks {
             return
         }
         defer { port.close() }
+        if case .auto = spec {
+            search(role, port, into: &report)
+            return
+        }
         if case .secPlus1 = spec {
             if let heard = listenToSecPlus1(port) {
                 report.add(.ok, role, "\(device): the Security+ 1.0 opener answered (door \(heard.state); \(heard.panel ? "a wall panel polls it" : "no wall panel heard: garaged asks it itself"))")
@@ -77,6 +96,21 @@ extension DoctorChecks {
         } else {
             report.add(.fail, role, "\(device): no Security+ 2.0 opener answered GET_STATUS within 2 s: check the circuit (TXD and RXD through the non-inverting level circuit to the red terminal, docs/openers.md), and that the opener has a yellow learn button")
         }
+    }
+
+    /// `auto`: what answers, as the search would find it (GET_STATUS at 9600 8N1, then a 1.0
+    /// panel's polls or an answer to 0x38 at 1200 8E1), or what to check when nothing does.
+    private func search(_ role: String, _ port: SerialPort, into report: inout DoctorReport) {
+        let device = port.path
+        if let state = askStatus(port) {
+            report.add(.ok, role, "\(device): found Security+ 2.0 (an answer to GET_STATUS at 9600 8N1; door \(state))")
+            return
+        }
+        if port.set(SecPlus1Session.line) == nil, let heard = listenToSecPlus1(port) {
+            report.add(.ok, role, "\(device): found Security+ 1.0 at 1200 8E1 (\(heard.panel ? "a wall panel's polls, and the opener's answers" : "the opener's answer to 0x38"); door \(heard.state))")
+            return
+        }
+        report.add(.fail, role, "\(device): nothing answered: no Security+ 2.0 STATUS to GET_STATUS at 9600 8N1 within 2 s, no Security+ 1.0 answer at 1200 8E1 within \(DoctorChecks.secPlus1Within.secondsRoundedUp) s; check the circuit (TXD and RXD through the level circuit to the red terminal, docs/openers.md), the opener's power, and that the UART is the PL011 (1.0 needs even parity)")
     }
 
     /// Which of the Pi's UARTs the device is, and what config.txt should say (`PiSerial.findings`);

@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// Moves a door by speaking to its opener on the wall-button wire (Security+ 2.0 or 1.0). It only
-/// carries bytes: it opens the serial device as the session's line wants (and opens it again
-/// when it comes back), reads what is waiting, and writes what its `OpenerSession` says is due,
+/// carries bytes: it opens the serial device as the session's line wants (sets it again when
+/// the session asks for another, and opens it again when it comes back), reads what is waiting, and writes what its `OpenerSession` says is due,
 /// after a break where the wire wants one, telling the session what it wrote and when. The
 /// conversation (asks, echoes, silence, the press's release, the warning's flashes) is the
 /// session's, in DoorCore; the loop's thread runs both, polling the device among its
@@ -27,15 +27,23 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
     private var reopenAt: Instant?
     /// A break the device refused is said once.
     private var breakFailed = false
+    /// The line the device is set to: set again when the session asks for another (`auto`).
+    private var portLine: OpenerLine
+    /// Keeps what an `auto` search found (beside the PIN table); nil for a set protocol.
+    private let keep: ((OpenerIdentity) -> Void)?
     let name: String
 
-    /// A drive for `session`'s wire on `port` (opened with the session's line).
-    init(port: SerialPort, session: any OpenerSession, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil) {
+    /// A drive for `session`'s wire on `port` (opened with the session's line); `keep` is told
+    /// what a search found.
+    init(port: SerialPort, session: any OpenerSession, clock: any MonotonicClock, log: Logger, door: Int = 0, name: String? = nil,
+         keep: ((OpenerIdentity) -> Void)? = nil) {
         self.door = door
         self.port = port
         self.clock = clock
         self.log = log
         self.session = session
+        self.keep = keep
+        portLine = session.line
         doorField = name.map { [("door", $0)] } ?? []
         self.name = "opener" + (door == 0 ? "" : "-\(door + 1)")
     }
@@ -82,6 +90,7 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
     func serve() -> [OpenerEvent] {
         var events: [OpenerEvent] = []
         if reopenAt.map({ clock.now() >= $0 }) ?? false { reopen(&events) }
+        setLine(&events)
         if port.fd >= 0 {
             while true {
                 guard let bytes = port.readAvailable() else {
@@ -96,6 +105,7 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
         for _ in 0..<4 {
             let step = session.due(at: clock.now())
             events += step.events
+            setLine(&events)
             guard let packet = step.write else { break }
             let rc = session.line.breakBefore.map { port.sendBreak($0) } ?? 0
             if rc != 0 && !breakFailed {
@@ -107,7 +117,21 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
             events += session.wrote(ok: ok, unsent: ok ? port.unsent() : 0, error: error, at: clock.now())
             if let error, port.fd >= 0 { lost(error, &events) }
         }
+        if let keep {
+            for case .identified(let found) in events where found.kind != nil && !found.kept { keep(found) }
+        }
         return events
+    }
+
+    /// Sets the device's line to the session's when it asks for another (`auto` trying the
+    /// other wire); a device that refuses is lost and opened again with it.
+    private func setLine(_ events: inout [OpenerEvent]) {
+        guard port.fd >= 0, session.line != portLine else { return }
+        if let error = port.set(session.line) {
+            lost(error, &events)
+            return
+        }
+        portLine = session.line
     }
 
     /// The device failed: closed, the session told, tried again every second.
@@ -120,6 +144,7 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
     private func reopen(_ events: inout [OpenerEvent]) {
         do {
             port = try SerialPort(path: port.path, line: session.line)
+            portLine = session.line
             reopenAt = nil
             events += session.deviceBack(at: clock.now())
         } catch {

@@ -27,6 +27,13 @@ final class SerialPort: @unchecked Sendable, CustomStringConvertible {
 
     var description: String { path }
 
+    /// Sets the line again without closing the device (`auto` trying another wire's speed): a
+    /// pty's other end keeps it open. Nil when done, otherwise the error.
+    func set(_ line: OpenerLine) -> String? {
+        let rc = clinux_serial_set(fd, Int32(line.baud), line.evenParity ? 1 : 0)
+        return rc == 0 ? nil : String(cString: strerror(-rc))
+    }
+
     /// Whatever is waiting, up to 256 bytes; empty when nothing is; nil once the device is gone.
     func readAvailable() -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -50,11 +50,23 @@ extension GaragedTestCase {
         return fake
     }
 
-    /// garaged with the default opener and no relay, once its socket answers.
-    func startGaragedWithOpener(_ extra: [String] = [], name: String = "garaged-opener") throws -> GaragedDaemon {
+    /// Starts the fake Security+ 1.0 opener (Tests/secplus/fakeopener1.py) at `link`, its door at
+    /// `state`, a wall panel polling it with `panel`, and waits for its pty.
+    @discardableResult
+    func startOpener1(link: String, log: String, control: String, state: String = "closed", panel: Bool = false, travel: Double = 4) throws -> ChildProcess {
+        let python = try Binaries.system("python3", package: "python3")
+        let fake = try spawn(python, [repoRoot + "/Tests/secplus/fakeopener1.py", "--log", log, "--link", link, "--travel-s", String(travel),
+                                      "--state", state, "--control", control] + (panel ? ["--panel"] : []), name: "fakeopener1")
+        _ = waitUntil("the fake opener's pty at \(link)", timeout: .seconds(10)) { FileManager.default.fileExists(atPath: link) }
+        return fake
+    }
+
+    /// garaged with the default opener and no relay, once its socket answers; `spec` the
+    /// opener's protocol (`secplus2`, `auto`).
+    func startGaragedWithOpener(_ extra: [String] = [], name: String = "garaged-opener", spec: String = "secplus2", link: String? = nil) throws -> GaragedDaemon {
         let process = try spawn(try Binaries.path(of: "garaged"),
                                 ["--pins", pinsPath, "--socket", socketPath, "--no-ble", "--auto-close-s", "0",
-                                 "--opener", "secplus2:\(openerLink)"] + extra, name: name)
+                                 "--opener", "\(spec):\(link ?? openerLink)"] + extra, name: name)
         let daemon = GaragedDaemon(process: process, pinsPath: pinsPath, socketPath: socketPath, tracePath: tracePath)
         try waitForSocket(daemon)
         return daemon
