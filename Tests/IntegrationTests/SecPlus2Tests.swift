@@ -62,11 +62,13 @@ final class SecPlus2Tests: GaragedTestCase {
         var seen: [UInt32] = []
         for run in 1...3 {
             let daemon = try startGaragedWithOpener()
-            _ = waitUntil("run \(run)'s questions", timeout: .seconds(5)) { openerPackets().count >= 2 * run }
+            // Three questions a run: the status and the openings at start, the battery once the
+            // opener first answered; stopping before the third would leave its count to chance.
+            _ = waitUntil("run \(run)'s questions", timeout: .seconds(5)) { openerPackets().count >= 3 * run }
             XCTAssertEqual(daemon.stop(), .exited(0))
             seen = openerPackets().compactMap(\.rolling)
         }
-        XCTAssertEqual(seen.count, 6, "two questions a run, answered at once: \(seen)")
+        XCTAssertEqual(seen.count, 9, "three questions a run, answered at once: \(seen)")
         XCTAssertEqual(seen, seen.sorted(), "codes only go up: \(seen)")
         XCTAssertEqual(Set(seen).count, seen.count, "no code twice: \(seen)")
         XCTAssertTrue(openerPackets().allSatisfy { $0.accepted == true }, "the opener accepted every code")
