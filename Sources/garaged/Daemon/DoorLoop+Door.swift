@@ -10,44 +10,23 @@ extension DoorLoop {
     /// waits a whole warning from then); one that could not be switched on calls its press off.
     func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
-        let index = outcome.doorIndex, outputs = doors[index].outputs
+        let index = outcome.doorIndex
         var warningFailed = false
         // With several doors, each line names the door it is about.
         let tag: [(String, String)] = doors.count > 1 ? [("door", controller.doors[index].id ?? String(index + 1))] : []
         let key = tag.first.map { " \($0.1)" } ?? ""
+        let door = controller.doors[index].door
         for event in outcome.door {
+            // The door said what each effect is and which part carries it: the loop carries it.
+            if let effect = door.effect(of: event), !carry(effect, of: index, tag, key: key) { warningFailed = true }
             switch event {
             case .press(let p):
                 // A press no request made just now: an auto-close, or a press its warning announced.
                 if outcome.replies.isEmpty {
                     log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", tag + [("press", p.reason.rawValue)])
                 }
-            case .warning(let on):
-                let drive = doors[index].drive
-                if controller.doors[index].door.timing.warningFlashesLight {
-                    // The door's settings say so (an opener, no warn output): its own light
-                    // flashes, and the warning counts from the first flash the drive wrote
-                    // (`carryOut(_:door:)`).
-                    if !flash(drive, on, tag) && on { warningFailed = true }
-                } else if outputs.set(.warning, on, log: log, tag) {
-                    if on { controller.warningShown(index, at: clock.now()) }
-                } else if on {
-                    warningFailed = true
-                }
             case .pressWarned(let p):
                 log.info("warning", tag + [("press", p.rawValue), ("after_s", String(controller.doors[index].door.timing.warning?.secondsRoundedUp ?? 0))])
-            case .light(let on):
-                let drive = doors[index].drive
-                if drive.switchesLight {
-                    // Once per burst: a channel can ask faster than the opener's queue drains.
-                    if !drive.ask(.light(on)) { logOncePerBurst(.warning, "light-failed", key: "light-failed\(key)", tag + [("why", DoorLoop.unaskable)]) }
-                } else {
-                    _ = outputs.set(.light, on, log: log, tag)
-                }
-            case .remotesLock(let locked):
-                if !doors[index].drive.ask(.remotesLocked(locked)) {
-                    logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
-                }
             case .moved(let position, let bySomeoneElse, let who):
                 let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? who ?? "someone else (remote, button, hand)" : "garaged")]
                 if bySomeoneElse {
@@ -63,6 +42,8 @@ extension DoorLoop {
                 logOncePerBurst(.info, "press-cancelled", key: "cancelled\(key) \(p.rawValue)", tag + [("press", p.rawValue), ("why", why)])
             case .holdEnded:
                 log.info("hold-ended", tag)
+            case .warning, .light, .remotesLock:
+                continue  // carried: the drive or the output logs it
             }
         }
         // A request's own failed save is in its log line; time's (a failed close kept) here.
@@ -74,6 +55,35 @@ extension DoorLoop {
         if warningFailed {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
             carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
+        }
+    }
+
+    /// Carries one of the door's effects to the part the door named (a press is carried first,
+    /// by `press`); false when a warning that was to go on could not be shown.
+    private func carry(_ effect: DoorEffect, of index: Int, _ tag: [(String, String)], key: String) -> Bool {
+        let drive = doors[index].drive, outputs = doors[index].outputs
+        switch effect {
+        case .press:
+            return true
+        case .warning(let on, .openerLight):
+            // Its first flash is confirmed by the drive (`carryOut(_:door:)`).
+            return flash(drive, on, tag) || !on
+        case .warning(let on, .output):
+            guard outputs.set(.warning, on, log: log, tag) else { return !on }
+            if on { controller.warningShown(index, at: clock.now()) }
+            return true
+        case .light(let on, .opener):
+            // Once per burst: a channel can ask faster than the opener's queue drains.
+            if !drive.ask(.light(on)) { logOncePerBurst(.warning, "light-failed", key: "light-failed\(key)", tag + [("why", DoorLoop.unaskable)]) }
+            return true
+        case .light(let on, .wired):
+            outputs.set(.light, on, log: log, tag)
+            return true
+        case .remotesLock(let locked):
+            if !drive.ask(.remotesLocked(locked)) {
+                logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
+            }
+            return true
         }
     }
 
