@@ -95,6 +95,8 @@ public struct Controller: Sendable {
         case .remotes(let locked, let door):
             return whole(stale(age, door, locked ? "remotes lock" : "remotes unlock")
                          ?? lockRemotes(locked, for: door, from: request.source, at: now, wall: wall), request.source, wall)
+        case .time(let door):
+            return whole(tick(door, at: now, wall: wall), request.source, wall)
         }
     }
 

@@ -214,7 +214,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             if switchMoved || due.map({ $0 <= clock.now() }) ?? false {
                 for i in controller.doors.indices {
                     if controller.isDue(i, at: clock.now()) {
-                        carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
+                        perform(DoorRequest(.time(door: i), from: DoorLoop.timers, arrived: nil))
                     }
                 }
             }
@@ -327,7 +327,7 @@ final class DoorLoop: Service, @unchecked Sendable {
         }
         for (name, status) in p.channels { channels[name] = status }
         carryOutRelays(released: p.released, overruns: p.overruns)
-        for request in p.requests { _ = perform(request) }
+        for request in p.requests { perform(request) }
         for (r, key) in p.records { record([r], summaryKey: key) }
         for news in p.followerNews {
             for c in followers(of: news.topic) { c.deliver([.record(news.record)]) }

@@ -69,10 +69,10 @@ final class ATTConnection: Connection {
                 if let response = output.response { send(response) }
                 return .packet([])
             }
-            // The write's response goes out with the command's replies (`deliver`), after the
+            // The write's response goes out with the command's replies (`answered`), after the
             // command was judged and its press started.
             pendingResponse = output.response
-            return .packet([.request(command, receivedAt: receivedAt)])
+            return .packet([.request(DoorRequest(.line(command), from: source, arrived: nil), receivedAt: receivedAt)])
         }
     }
 
