@@ -136,7 +136,7 @@ final class DoorLoopTests: XCTestCase {
         defer { r.hardware.releaseAll() }
         var outcome = Controller.Outcome()
         outcome.door = Array(repeating: .remotesLock(true), count: 900) + Array(repeating: .light(on: true), count: 900)
-        r.loop.carryOut(outcome)
+        r.loop.enact(outcome)
         XCTAssertEqual(drive.asks, 1_800, "each was asked of the drive")
         let bursts = r.loop.logBursts.flush()
         XCTAssertEqual(bursts.map(\.first.event).sorted(), ["light-failed", "remotes-failed"], "one burst of each, logged once when it began")

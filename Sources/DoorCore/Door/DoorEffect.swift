@@ -1,7 +1,7 @@
 /// What the door wants done to its parts, said as data with where it goes: the daemon's loop
 /// carries each to the drive or the output it names and decides nothing about how (the door's
 /// `DoorCapabilities` said it once). A press's release is the drive's own (the relay's pulse,
-/// the opener's answer), which the door is told of (`Controller.relayReleased`).
+/// the opener's answer), which the door is told of (`Controller.pressEnded`).
 public enum DoorEffect: Equatable, Sendable {
     /// Press: the permit the door's drive takes.
     case press(PressPermit)

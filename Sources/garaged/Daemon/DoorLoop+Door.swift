@@ -8,7 +8,7 @@ extension DoorLoop {
     /// already), then the warning and the light switch, then the log, the history and the
     /// pushes to phones. A warning output that went on is confirmed to the door (its press
     /// waits a whole warning from then); one that could not be switched on calls its press off.
-    func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
+    func enact(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
         let index = outcome.doorIndex
         var warningFailed = false
@@ -54,7 +54,7 @@ extension DoorLoop {
         pendingPushes += outcome.pushes
         if warningFailed {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
-            carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
+            enact(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
         }
     }
 
@@ -66,7 +66,7 @@ extension DoorLoop {
         case .press:
             return true
         case .warning(let on, .openerLight):
-            // Its first flash is confirmed by the drive (`carryOut(_:door:)`).
+            // Its first flash is confirmed by the drive (`hear(_:door:)`).
             return flash(drive, on, tag) || !on
         case .warning(let on, .output):
             guard outputs.set(.warning, on, log: log, tag) else { return !on }
@@ -105,11 +105,11 @@ extension DoorLoop {
     /// Reads and writes a door's own wire (an opener's) now, and tells the door what it said and
     /// what was written.
     func serveDrive(of door: Int) {
-        carryOut(doors[door].drive.serve(), door: door)
+        hear(doors[door].drive.serve(), door: door)
     }
 
     /// What a door's opener said, and what its drive wrote or could not, to the door and the log.
-    func carryOut(_ events: [OpenerEvent], door: Int) {
+    func hear(_ events: [OpenerEvent], door: Int) {
         guard !events.isEmpty else { return }
         let tag: [(String, String)] = [("door", controller.doors[door].id ?? String(door + 1))]
         let now = clock.now(), wall = EventRecord.now()
@@ -120,11 +120,11 @@ extension DoorLoop {
                 let fields = tag + [("state", state.description), ("obstructed", obstructed ? "yes" : "no"), ("light", light ? "on" : "off"),
                                     ("locked", locked ? "yes" : "no")]
                 logOncePerBurst(.info, "opener-status", key: "opener-status " + fields.map(\.1).joined(separator: " "), fields)
-                carryOut(controller.openerReported(state, obstructed: obstructed, light: light, remotesLocked: locked, of: door, at: now, wall: wall))
+                enact(controller.openerReported(state, obstructed: obstructed, light: light, remotesLocked: locked, of: door, at: now, wall: wall))
             case .answering(let answering):
-                carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+                enact(controller.openerAnswered(answering, of: door, at: now, wall: wall))
             case .off(let why):
-                carryOut(controller.openerOff(why, of: door, at: now, wall: wall))
+                enact(controller.openerOff(why, of: door, at: now, wall: wall))
             case .openings(let count):
                 controller.openerCounted(openings: count, of: door)
             case .motion:
@@ -134,16 +134,16 @@ extension DoorLoop {
             case .battery(let battery):
                 controller.openerReported(battery: battery, of: door)
             case .pressOver:
-                carryOut(controller.relayReleased(door, at: now, wall: wall))
+                enact(controller.pressEnded(door, at: now, wall: wall))
             case .pressNotSent(let permit, let why):
-                carryOut(controller.pressNotSent(permit, why: why, at: now, wall: wall))
+                enact(controller.pressNotSent(permit, why: why, at: now, wall: wall))
             case .warningShown(let at):
                 log.info("warning", (doors.count > 1 ? tag : []) + [("output", "on"), ("shown_by", "the opener's light, flashing")])
                 controller.warningShown(door, at: at)
             case .warningFailed(let why):
                 log.error("warning-failed", (doors.count > 1 ? tag : []) + [("output", "the opener's light"), ("error", why),
                                                                            ("effect", "the press it was to announce is called off: nobody was warned")])
-                carryOut(controller.warningFailed(door, at: now, wall: wall))
+                enact(controller.warningFailed(door, at: now, wall: wall))
             case .note(let note):
                 let level: Logger.Level = switch note.level {
                 case .info: .info
@@ -202,7 +202,7 @@ extension DoorLoop {
         // A refusal is logged by the drive, with its reason.
         let drive = doors[permit.door].drive
         guard drive.carryOut(permit, deadline: deadline ?? clock.now() + Door.maxRequestAge) else {
-            carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
+            enact(controller.pressEnded(permit.door, at: clock.now(), wall: EventRecord.now()))
             return
         }
         // A drive with a wire of its own writes the press now, on this turn.
@@ -213,7 +213,7 @@ extension DoorLoop {
     /// saw them.
     func readSwitch(_ input: any SwitchInput, of door: Int) {
         for edge in input.edges() {
-            carryOut(controller.sensor(input.which, of: door, active: edge.active, at: edge.at, wall: EventRecord.now()))
+            enact(controller.sensor(input.which, of: door, active: edge.active, at: edge.at, wall: EventRecord.now()))
         }
     }
 }

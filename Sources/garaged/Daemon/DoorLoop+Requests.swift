@@ -21,7 +21,7 @@ extension DoorLoop {
         let deadline = (request.arrived ?? clock.now()) + Door.maxRequestAge
         for case .press(let permit) in judged.outcome.door { press(permit, deadline: deadline) }
         let outcome = controller.account(judged)
-        carryOut(outcome, summaryKey: request.source.summaryKey, pressed: true)
+        enact(outcome, summaryKey: request.source.summaryKey, pressed: true)
         let replies = connection.map { answer(outcome, to: $0) } ?? outcome.replies
         logRequest(request, outcome, replies: replies)
         connection?.answered(Verdict(replies: replies, accepted: outcome.accepted))

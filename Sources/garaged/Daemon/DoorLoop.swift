@@ -188,7 +188,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             if fds[0].revents != 0 {
                 inbox.wake.drain()
                 let relays = inbox.takeRelays()
-                carryOutRelays(released: relays.released, overruns: relays.overruns)
+                hearRelays(released: relays.released, overruns: relays.overruns)
             }
             var switchMoved = false
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
@@ -312,9 +312,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     }
 
     /// What the relays reported, each door in turn: overruns (faults), then releases.
-    private func carryOutRelays(released: [Int: Int], overruns: [Int: Int]) {
-        for door in overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
-        for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
+    private func hearRelays(released: [Int: Int], overruns: [Int: Int]) {
+        for door in overruns.keys.sorted() { enact(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
+        for door in released.keys.sorted() { enact(controller.pressEnded(door, at: clock.now(), wall: EventRecord.now())) }
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
@@ -326,7 +326,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             pausedListeners[fd] = nil
         }
         for (name, status) in p.channels { channels[name] = status }
-        carryOutRelays(released: p.released, overruns: p.overruns)
+        hearRelays(released: p.released, overruns: p.overruns)
         for request in p.requests { perform(request) }
         for (r, key) in p.records { record([r], summaryKey: key) }
         for news in p.followerNews {

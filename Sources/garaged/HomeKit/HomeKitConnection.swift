@@ -76,7 +76,7 @@ final class HomeKitConnection: Connection {
     /// The next whole request's handling; nil when none is complete.
     private func next() -> [Incoming]? {
         guard failure == nil, let output = session.next(at: clock.now(), accessory: accessory) else { return nil }
-        return carryOut(output)
+        return act(on: output)
     }
 
     func answered(_ verdict: Verdict) {
@@ -85,12 +85,12 @@ final class HomeKitConnection: Connection {
         let accepted = verdicts
         verdicts = []
         awaiting = 0
-        _ = carryOut(session.judged(accepted, accessory: accessory))
+        _ = act(on: session.judged(accepted, accessory: accessory))
     }
 
     /// Sends what the session said, tells the other sessions what it asks, and closes the
     /// sessions whose pairing its request removed (only now: none is answering any more).
-    private func carryOut(_ output: HAPSession.Output) -> [Incoming] {
+    private func act(on output: HAPSession.Output) -> [Incoming] {
         send(output.bytes)
         if let why = session.failure { fail(why) }
         for changed in output.othersToTell { accessory.tell(changed, except: self) }

@@ -63,7 +63,7 @@ final class ATTConnection: Connection {
             let receivedAt = arrivals.arrival(of: pdu.count, stamp: stamp)
             if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
                opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
-            let output = server.handle(pdu)
+            let output = server.answer(pdu)
             if output.malformed { countGarbage("malformed PDUs") }
             guard let command = output.command else {
                 if let response = output.response { send(response) }
