@@ -281,6 +281,10 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.advance(to: now) }
     }
 
+    /// What `event` of door `index` asks of its parts (`Door.effect(of:)`), read in place: the
+    /// loop asks for every event, and reading `doors[i].door` from outside copies a door.
+    public func effect(of event: Door.Event, door index: Int) -> DoorEffect? { doors[index].door.effect(of: event) }
+
     /// The warning output went on at `at`: the press it announces waits a whole warning from then.
     public mutating func warningShown(_ index: Int = 0, at now: Instant) { doors[index].door.warningShown(at: now) }
 

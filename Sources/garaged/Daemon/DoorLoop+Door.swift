@@ -15,10 +15,9 @@ extension DoorLoop {
         // With several doors, each line names the door it is about.
         let tag: [(String, String)] = doors.count > 1 ? [("door", controller.doors[index].id ?? String(index + 1))] : []
         let key = tag.first.map { " \($0.1)" } ?? ""
-        let door = controller.doors[index].door
         for event in outcome.door {
             // The door said what each effect is and which part carries it: the loop carries it.
-            if let effect = door.effect(of: event), !carry(effect, of: index, tag, key: key) { warningFailed = true }
+            if let effect = controller.effect(of: event, door: index), !carry(effect, of: index, tag, key: key) { warningFailed = true }
             switch event {
             case .press(let p):
                 // A press no request made just now: an auto-close, or a press its warning announced.
