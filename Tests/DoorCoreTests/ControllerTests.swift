@@ -15,13 +15,13 @@ final class ControllerTests: XCTestCase {
     }
 
     private func send(_ c: inout Controller, _ s: String, _ source: RequestSource? = nil, at ms: Int = 0) -> [String] {
-        c.handle(Array(s.utf8), from: source ?? remote, at: t(ms)).replies.map(\.text)
+        c.judgeAndAccount(Array(s.utf8), from: source ?? remote, at: t(ms)).replies.map(\.text)
     }
 
     func testOpenWithAnyStoredPINPresses() throws {
         var c = try controller()
         XCTAssertEqual(send(&c, "12345Auser1"), ["OK 1"])
-        let outcome = c.handle(Array("user1O=1".utf8), from: remote, at: t(0))
+        let outcome = c.judgeAndAccount(Array("user1O=1".utf8), from: remote, at: t(0))
         XCTAssertEqual(outcome.replies, [.ok])
         XCTAssertEqual(outcome.presses.map(\.reason), [.open])
         XCTAssertEqual(outcome.slot, 1)
@@ -82,7 +82,7 @@ final class ControllerTests: XCTestCase {
         var c = try controller()
         for i in 0..<5 { XCTAssertEqual(send(&c, "wrongO=1", at: i), ["ERR PIN"]) }
         XCTAssertEqual(send(&c, "12345O=1", at: 10), ["ERR LOCKED 1"])
-        let ownerOpen = c.handle(Array("12345O=1".utf8), from: owner, at: t(20))
+        let ownerOpen = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(20))
         XCTAssertEqual(ownerOpen.replies, [.ok])
         XCTAssertEqual(ownerOpen.presses.map(\.reason), [.open])
         XCTAssertEqual(send(&c, "12345S", at: 1004), ["S OPENING 40"], "after the delay the right PIN is judged")
@@ -94,7 +94,7 @@ final class ControllerTests: XCTestCase {
         for i in 0..<20 { XCTAssertEqual(send(&c, "1234", at: i), ["ERR FORMAT"]) }
         XCTAssertEqual(c.throttle.budget(.remote, at: t(20)).failures, 0)
         var lockouts = 0
-        for i in 0..<5 where c.handle(Array("bad!!S".utf8), from: remote, at: t(i)).lockout != nil { lockouts += 1 }
+        for i in 0..<5 where c.judgeAndAccount(Array("bad!!S".utf8), from: remote, at: t(i)).lockout != nil { lockouts += 1 }
         XCTAssertEqual(lockouts, 1)
         XCTAssertEqual(send(&c, "bad!!S", at: 100), ["ERR LOCKED 1"])
         XCTAssertEqual(c.throttle.budget(.remote, at: t(100)).failures, 5, "attempts while locked do not count")
@@ -135,21 +135,21 @@ final class ControllerTests: XCTestCase {
 
     func testAStaleRequestIsRefusedBeforeItIsJudged() throws {
         var c = try controller()
-        let stale = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(2_001))
+        let stale = c.judgeAndAccount(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(2_001))
         XCTAssertEqual(stale.replies, [.error(.stale)])
         XCTAssertEqual(stale.presses.map(\.reason), [])
         XCTAssertNotNil(stale.refusal)
         XCTAssertEqual(c.door.position, .closed)
-        XCTAssertEqual(c.handle(Array("wrongO=1".utf8), from: remote, at: t(0), age: .seconds(5)).replies, [.error(.stale)])
+        XCTAssertEqual(c.judgeAndAccount(Array("wrongO=1".utf8), from: remote, at: t(0), age: .seconds(5)).replies, [.error(.stale)])
         XCTAssertEqual(c.throttle.budget(.remote, at: t(0)).failures, 0, "a stale guess is not judged, so it does not count")
-        let fresh = c.handle(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(1_999))
+        let fresh = c.judgeAndAccount(Array("12345O=1".utf8), from: remote, at: t(0), age: .milliseconds(1_999))
         XCTAssertEqual(fresh.presses.map(\.reason), [.open])
     }
 
     func testAFailedSaveCarriesItsCauseForTheLog() throws {
         var c = try controller()
         store.failing = true
-        let outcome = c.handle(Array("12345Aaaaaa".utf8), from: owner, at: t(0))
+        let outcome = c.judgeAndAccount(Array("12345Aaaaaa".utf8), from: owner, at: t(0))
         XCTAssertEqual(outcome.result, .error(.store))
         XCTAssertEqual(outcome.storeError, "cannot write memory: No space left on device")
     }
@@ -163,7 +163,7 @@ final class ControllerTests: XCTestCase {
     func testAutoCloseComesThroughTick() throws {
         var c = try controller()
         _ = send(&c, "12345O=1", at: 0)
-        XCTAssertEqual(c.relayReleased(at: t(300)).door, [])
+        XCTAssertEqual(c.pressEnded(at: t(300)).door, [])
         XCTAssertEqual(c.tick(at: t(10_000)).door, [.moved(.open, bySomeoneElse: false)])
         let auto = c.tick(at: t(40_000))
         XCTAssertEqual(auto.presses.map(\.reason), [.autoClose])

@@ -32,14 +32,14 @@ final class DoorAccessTests: XCTestCase {
 
     func testEachDoorPressesWithItsOwnPermitWhileTheOtherPresses() throws {
         var c = try twoDoors()
-        let first = c.handle(Array("12345O=1".utf8), from: owner, at: t(0))
-        let second = c.handle(Array("12345@gate:O=1".utf8), from: owner, at: t(0))
+        let first = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(0))
+        let second = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: owner, at: t(0))
         XCTAssertEqual(first.presses.map(\.door), [0])
         XCTAssertEqual(second.presses.map(\.door), [1], "the gate does not wait for the left door's relay")
         XCTAssertEqual([first.doorIndex, second.doorIndex], [0, 1])
-        XCTAssertEqual(c.handle(Array("12345@1:S".utf8), from: owner, at: t(10)).replies, [.status(.opening, autoCloseIn: nil)])
-        XCTAssertEqual(c.handle(Array("12345@9:S".utf8), from: owner, at: t(10)).replies, [.error(.door)])
-        XCTAssertEqual(c.handle(Array("99999@9:S".utf8), from: phone, at: t(10)).replies, [.error(.pin)], "no door names without a PIN")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@1:S".utf8), from: owner, at: t(10)).replies, [.status(.opening, autoCloseIn: nil)])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@9:S".utf8), from: owner, at: t(10)).replies, [.error(.door)])
+        XCTAssertEqual(c.judgeAndAccount(Array("99999@9:S".utf8), from: phone, at: t(10)).replies, [.error(.pin)], "no door names without a PIN")
         // The history names the door; a record pushed about a door of several says which.
         XCTAssertEqual(second.records.map(\.door), ["gate"])
         XCTAssertEqual(Reply.about(door: 2, .status(.opening, autoCloseIn: nil)).text, "@2:S OPENING")
@@ -49,12 +49,12 @@ final class DoorAccessTests: XCTestCase {
     func testALimitedPINReachesOnlyItsDoorsAndIsNotAWrongPIN() throws {
         var c = try twoDoors(access: DoorAccess([1: ["left"]]))
         for _ in 0..<20 {
-            XCTAssertEqual(c.handle(Array("24680@gate:O=1".utf8), from: phone, at: t(0)).replies, [.error(.denied)])
+            XCTAssertEqual(c.judgeAndAccount(Array("24680@gate:O=1".utf8), from: phone, at: t(0)).replies, [.error(.denied)])
         }
         XCTAssertNil(c.throttle.remainingLock(.remote, at: t(0)), "a good PIN at the wrong door is not a guess")
-        XCTAssertEqual(c.handle(Array("24680@gate:S".utf8), from: phone, at: t(0)).replies, [.error(.denied)])
-        XCTAssertEqual(c.handle(Array("24680O=1".utf8), from: phone, at: t(0)).presses.map(\.door), [0])
-        XCTAssertEqual(c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(0)).presses.map(\.door), [1], "the master reaches every door")
+        XCTAssertEqual(c.judgeAndAccount(Array("24680@gate:S".utf8), from: phone, at: t(0)).replies, [.error(.denied)])
+        XCTAssertEqual(c.judgeAndAccount(Array("24680O=1".utf8), from: phone, at: t(0)).presses.map(\.door), [0])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(0)).presses.map(\.door), [1], "the master reaches every door")
     }
 
     /// Which doors' status a PIN is shown (`Lstatus`, `Lfollow status`): the doors it may use,
@@ -68,16 +68,16 @@ final class DoorAccessTests: XCTestCase {
 
     func testLdoorsSetsAndClearsALimitAndDeletingTheSlotForgetsIt() throws {
         var c = try twoDoors()
-        XCTAssertEqual(c.handle(Array("12345Ldoors 1 gate".utf8), from: owner, at: t(0)).replies, [.ok])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345Ldoors 1 gate".utf8), from: owner, at: t(0)).replies, [.ok])
         XCTAssertEqual(c.access[1], ["gate"])
-        XCTAssertEqual(c.handle(Array("12345Ldoors 1 shed".utf8), from: owner, at: t(0)).replies, [.error(.door)])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345Ldoors 1 shed".utf8), from: owner, at: t(0)).replies, [.error(.door)])
         XCTAssertEqual(c.access[1], ["gate"], "a refused change changes nothing")
-        XCTAssertEqual(c.handle(Array("12345Ldoors 5 gate".utf8), from: owner, at: t(0)).replies, [.error(.slot)])
-        XCTAssertEqual(c.handle(Array("24680Ldoors 1 left".utf8), from: owner, at: t(0)).replies, [.error(.pin)], "the master's")
-        XCTAssertEqual(c.handle(Array("12345D1".utf8), from: owner, at: t(0)).replies, [.ok])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345Ldoors 5 gate".utf8), from: owner, at: t(0)).replies, [.error(.slot)])
+        XCTAssertEqual(c.judgeAndAccount(Array("24680Ldoors 1 left".utf8), from: owner, at: t(0)).replies, [.error(.pin)], "the master's")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345D1".utf8), from: owner, at: t(0)).replies, [.ok])
         XCTAssertNil(c.access[1], "a freed slot's limit never passes to the next PIN")
-        XCTAssertEqual(c.handle(Array("12345A13579".utf8), from: owner, at: t(0)).replies, [.added(slot: 1)])
-        XCTAssertEqual(c.handle(Array("13579@gate:O=1".utf8), from: phone, at: t(0)).presses.count, 1)
+        XCTAssertEqual(c.judgeAndAccount(Array("12345A13579".utf8), from: owner, at: t(0)).replies, [.added(slot: 1)])
+        XCTAssertEqual(c.judgeAndAccount(Array("13579@gate:O=1".utf8), from: phone, at: t(0)).presses.count, 1)
     }
 
     func testTheSidecarRoundTripsAndRefusesBadLines() throws {
@@ -100,14 +100,14 @@ final class DoorAccessTests: XCTestCase {
         let doors = [DoorUnit(door: Door(timing: timing, index: 0), id: "left"),
                      DoorUnit(door: Door(timing: warned, sensing: DoorSensing(closedSwitch: true), closed: false, index: 1), id: "gate")]
         var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4), doors: doors, store: MemoryStore())
-        let close = c.handle(Array("12345@gate:O=0".utf8), from: owner, at: t(0))
+        let close = c.judgeAndAccount(Array("12345@gate:O=0".utf8), from: owner, at: t(0))
         XCTAssertEqual(close.replies, [.ok])
         XCTAssertTrue(close.presses.isEmpty, "a close from a door not at CLOSED waits for the warning")
         XCTAssertTrue(close.door.contains(.pressWarned(.close)), "\(close.door)")
         c.warningShown(1, at: t(10))
-        let open = c.handle(Array("12345O=1".utf8), from: owner, at: t(100))
+        let open = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(100))
         XCTAssertEqual(open.presses.map(\.door), [0], "the left door does not wait for the gate's warning")
-        XCTAssertEqual(c.relayReleased(0, at: t(400)).doorIndex, 0)
+        XCTAssertEqual(c.pressEnded(0, at: t(400)).doorIndex, 0)
         let left = c.tick(0, at: t(1_100))
         XCTAssertTrue(left.door.contains(.moved(.open, bySomeoneElse: false)), "\(left.door)")
         XCTAssertTrue(left.presses.isEmpty)
@@ -129,8 +129,8 @@ final class DoorAccessTests: XCTestCase {
                      DoorUnit(door: Door(timing: timing, sensing: both, closed: true, open: true, index: 1), id: "gate")]
         var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4), doors: doors, store: MemoryStore())
         XCTAssertEqual(c.doors[1].door.fault, .sensors)
-        XCTAssertEqual(c.handle(Array("12345@gate:O=1".utf8), from: owner, at: t(0)).replies, [.error(.fault)])
-        XCTAssertEqual(c.handle(Array("12345O=1".utf8), from: owner, at: t(0)).presses.map(\.door), [0])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: owner, at: t(0)).replies, [.error(.fault)])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(0)).presses.map(\.door), [0])
         XCTAssertNil(c.status(0, at: t(0)).fault)
         XCTAssertEqual(c.status(1, at: t(0)).fault, .sensors)
         // The gate's switch moving changes the gate, never the left door.

@@ -89,11 +89,11 @@ final class DoorCapabilitiesTests: XCTestCase {
             XCTAssertTrue(v.ha.withoutEntities.contains(gone), "cleared at connect: \(gone)")
         }
 
-        let light = v.controller.handle(Array("12345L=1".utf8), from: owner, at: t(10))
+        let light = v.controller.judgeAndAccount(Array("12345L=1".utf8), from: owner, at: t(10))
         XCTAssertEqual(light.replies, [.error(.command)])
         XCTAssertEqual(light.refusal, DoorCapabilities().lacking(.light))
         XCTAssertTrue(light.refusal?.contains("light = CHIP:LINE") == true, light.refusal ?? "")
-        let remotes = v.controller.handle(Array("12345Lremotes lock".utf8), from: owner, at: t(20))
+        let remotes = v.controller.judgeAndAccount(Array("12345Lremotes lock".utf8), from: owner, at: t(20))
         XCTAssertEqual(remotes.replies, [.error(.command)])
         XCTAssertTrue(remotes.refusal?.contains("no opener whose remotes") == true, remotes.refusal ?? "")
     }
@@ -126,7 +126,7 @@ final class DoorCapabilitiesTests: XCTestCase {
         XCTAssertTrue(v.ha.withoutEntities.contains("homeassistant/sensor/d/openings/config"))
         XCTAssertTrue(v.ha.withoutEntities.contains("homeassistant/sensor/d/battery/config"))
 
-        XCTAssertEqual(v.controller.handle(Array("12345Lremotes unlock".utf8), from: owner, at: t(10)).replies, [.ok])
+        XCTAssertEqual(v.controller.judgeAndAccount(Array("12345Lremotes unlock".utf8), from: owner, at: t(10)).replies, [.ok])
     }
 
     /// An `auto` door, even once a search found Security+ 2.0: what both wires have, never a

@@ -37,7 +37,7 @@ final class DoorRequestTests: XCTestCase {
         let open = judge(&c, .move(.open, door: 0), from: homekit, waited: 5)
         XCTAssertEqual(open.presses.map(\.action), [.open])
         XCTAssertTrue(open.accepted)
-        _ = c.relayReleased(at: t(10_300))
+        _ = c.pressEnded(at: t(10_300))
         let again = judge(&c, .line(Array("12345O=1".utf8)), from: remote, waited: 5, at: 11_000)
         XCTAssertEqual(again.presses, [], "the gate: an open while the door opens presses nothing")
         XCTAssertEqual(judge(&c, .light(true, door: 0), from: homekit, waited: 5, at: 11_100).replies, [.ok])

@@ -16,7 +16,7 @@ final class DoorStatusTests: XCTestCase {
         var c = try controller(Door(timing: timing))
         let first = c.status(at: t(0))
         XCTAssertEqual(c.status(at: t(5_000)), first, "a door at rest: the same value five seconds on")
-        _ = c.handle(Array("24680O=1".utf8), from: RequestSource("bluetooth x", channel: .remote), at: t(6_000))
+        _ = c.judgeAndAccount(Array("24680O=1".utf8), from: RequestSource("bluetooth x", channel: .remote), at: t(6_000))
         let opening = c.status(at: t(6_000))
         XCTAssertNotEqual(opening, first)
         XCTAssertEqual(opening.position, .opening)
@@ -29,13 +29,13 @@ final class DoorStatusTests: XCTestCase {
     func testTheOpenerOfAWarnedOpenIsKnownWhenItPresses() throws {
         var c = try controller(Door(timing: timing, sensing: DoorSensing(closedSwitch: true), at: t(0)))
         XCTAssertEqual(c.door.position, .stopped)
-        let asked = c.handle(Array("24680O=1".utf8), from: RequestSource("local uid=1000", channel: .local, isLocal: true), at: t(0))
+        let asked = c.judgeAndAccount(Array("24680O=1".utf8), from: RequestSource("local uid=1000", channel: .local, isLocal: true), at: t(0))
         XCTAssertEqual(asked.presses, [])
         XCTAssertNil(c.status(at: t(0)).lastOpener, "nobody opened anything yet: it waits for the warning")
         c.warningShown(at: t(0))
         XCTAssertEqual(c.tick(at: t(5_000)).presses.map(\.reason), [.open])
         XCTAssertEqual(c.status(at: t(5_000)).lastOpener, "Alice")
-        _ = c.relayReleased(at: t(5_300))
+        _ = c.pressEnded(at: t(5_300))
         _ = c.command(.stop, from: RequestSource("mqtt", channel: nil), at: t(6_000))
         XCTAssertEqual(c.status(at: t(6_000)).lastOpener, "Alice", "a STOP opens nothing")
     }
@@ -45,7 +45,7 @@ final class DoorStatusTests: XCTestCase {
         let ha = HomeAssistant(prefix: "garaged", discoveryPrefix: "homeassistant", node: "d", name: "G",
                                commandsEnabled: true, version: "0")
         XCTAssertEqual(ha.retained(c.snapshot(at: t(0)), at: t(0)).map(\.value), ["none", "closed", "nobody yet", "none"])
-        for i in 0..<6 { _ = c.handle(Array("wrongO=1".utf8), from: RequestSource("bluetooth x", channel: .remote), at: t(i)) }
+        for i in 0..<6 { _ = c.judgeAndAccount(Array("wrongO=1".utf8), from: RequestSource("bluetooth x", channel: .remote), at: t(i)) }
         _ = c.command(.open, from: RequestSource("mqtt", channel: nil), at: t(100))
         let values = ha.retained(c.snapshot(at: t(100)), at: t(100))
         XCTAssertEqual(values.map(\.topic), ["garaged/d/lockout", "garaged/d/state", "garaged/d/last_opened_by", "garaged/d/fault"])

@@ -18,7 +18,7 @@ final class BelievedDoorTests: XCTestCase {
         XCTAssertEqual(open.reply, .ok)
         XCTAssertEqual(seen(open.events), [.press(.open), .moved(.opening, bySomeoneElse: false)])
         XCTAssertEqual(door.closesIn(at: t(0)), 42)
-        XCTAssertEqual(seen(door.relayReleased(at: t(300))), [])
+        XCTAssertEqual(seen(door.pressEnded(at: t(300))), [])
         XCTAssertEqual(seen(door.advance(to: t(11_999))), [])
         XCTAssertEqual(door.nextDeadline, t(12_000))
         XCTAssertEqual(seen(door.advance(to: t(12_000))), [.moved(.open, bySomeoneElse: false)])
@@ -26,7 +26,7 @@ final class BelievedDoorTests: XCTestCase {
         XCTAssertEqual(door.nextDeadline, t(42_000))
         XCTAssertEqual(seen(door.advance(to: t(41_999))), [])
         XCTAssertEqual(seen(door.advance(to: t(42_000))), [.press(.autoClose), .moved(.closing, bySomeoneElse: false)])
-        XCTAssertEqual(seen(door.relayReleased(at: t(42_300))), [])
+        XCTAssertEqual(seen(door.pressEnded(at: t(42_300))), [])
         XCTAssertEqual(seen(door.advance(to: t(54_000))), [.moved(.closed, bySomeoneElse: false)])
         XCTAssertNil(door.nextDeadline)
     }
@@ -34,14 +34,14 @@ final class BelievedDoorTests: XCTestCase {
     func testALateTickStillArrivesThenAutoClosesInOrder() {
         var door = Door(timing: timing)
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         XCTAssertEqual(seen(door.advance(to: t(50_000))), [.moved(.open, bySomeoneElse: false), .press(.autoClose), .moved(.closing, bySomeoneElse: false)])
     }
 
     func testOpenWhileOpenRestartsTheAutoCloseTimerWithoutPressing() {
         var door = Door(timing: timing)
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         _ = door.advance(to: t(12_000))
         XCTAssertEqual(door.request(open: true, at: t(40_000)), .init(reply: .ok, events: [], refusal: .alreadyThere(.open)))
         XCTAssertEqual(seen(door.advance(to: t(42_000))), [], "the old deadline no longer fires")
@@ -53,12 +53,12 @@ final class BelievedDoorTests: XCTestCase {
         var door = Door(timing: timing)
         XCTAssertEqual(door.request(open: false, at: t(0)), .init(reply: .ok, events: [], refusal: .alreadyThere(.closed)), "close when closed: nothing")
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         XCTAssertEqual(door.request(open: true, at: t(1_000)).press, nil)
         XCTAssertEqual(door.request(open: false, at: t(1_000)).reply, .error(.busy))
         _ = door.advance(to: t(12_000))
         XCTAssertEqual(door.request(open: false, at: t(13_000)).press, .close)
-        _ = door.relayReleased(at: t(13_300))
+        _ = door.pressEnded(at: t(13_300))
         XCTAssertEqual(door.request(open: true, at: t(14_000)).reply, .error(.busy))
         XCTAssertEqual(door.request(open: false, at: t(14_000)), .init(reply: .ok, events: [], refusal: .alreadyGoing(.closed)))
         XCTAssertNil(door.closesIn(at: t(14_000)))
@@ -69,7 +69,7 @@ final class BelievedDoorTests: XCTestCase {
         XCTAssertEqual(door.request(open: true, at: t(0)).press, .open)
         XCTAssertEqual(door.request(open: false, at: t(100)).reply, .error(.busy),
                        "with travel 0 the door still counts as moving for the length of the press")
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         XCTAssertEqual(door.request(open: false, at: t(300)).press, .close)
 
         var slow = Door(timing: timing)
@@ -77,7 +77,7 @@ final class BelievedDoorTests: XCTestCase {
         for ms in stride(from: 0, through: 120_000, by: 100) {
             if slow.request(open: ms % 200 == 0, at: t(ms)).press != nil { presses.append(ms) }
             if pressed(slow.advance(to: t(ms))).contains(.autoClose) { presses.append(ms) }
-            if let last = presses.last, ms >= last + 300 { _ = slow.relayReleased(at: t(ms)) }
+            if let last = presses.last, ms >= last + 300 { _ = slow.pressEnded(at: t(ms)) }
         }
         for (a, b) in zip(presses, presses.dropFirst()) { XCTAssertGreaterThanOrEqual(b - a, 12_000) }
     }
@@ -95,14 +95,14 @@ final class BelievedDoorTests: XCTestCase {
         XCTAssertEqual(door.position, .open)
         XCTAssertEqual(seen(door.advance(to: t(10_000))), [], "auto-close waits for the release too")
         XCTAssertNil(door.nextDeadline, "the release wakes the caller, not a timer")
-        XCTAssertEqual(seen(door.relayReleased(at: t(10_001))).first, .press(.autoClose), "an auto-close that fell due meanwhile goes now")
+        XCTAssertEqual(seen(door.pressEnded(at: t(10_001))).first, .press(.autoClose), "an auto-close that fell due meanwhile goes now")
         XCTAssertEqual(door.request(open: true, at: t(10_002)).reply, .error(.busy))
     }
 
     func testAutoCloseOff() {
         var door = Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(1), autoClose: nil))
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         XCTAssertEqual(seen(door.advance(to: t(1_000))), [.moved(.open, bySomeoneElse: false)])
         XCTAssertNil(door.nextDeadline)
         XCTAssertEqual(seen(door.advance(to: t(10_000_000))), [])

@@ -242,7 +242,7 @@ final class HomeAssistantTests: XCTestCase {
         let mqtt = RequestSource("mqtt", channel: nil)
         XCTAssertEqual(c.command(.stop, from: mqtt, at: t(0)).presses, [], "a door at rest is left alone")
         XCTAssertEqual(c.command(.open, from: mqtt, at: t(0)).presses.map(\.reason), [.open])
-        _ = c.relayReleased(at: t(300))
+        _ = c.pressEnded(at: t(300))
         let stop = c.command(.stop, from: mqtt, at: t(1_000), wall: 7)
         XCTAssertEqual(seen(stop.door), [.warning(on: true), .pressWarned(.stop)])
         XCTAssertEqual(stop.records.last?.kind, .halt)
@@ -252,7 +252,7 @@ final class HomeAssistantTests: XCTestCase {
         let pressed = c.tick(at: t(6_000))
         XCTAssertEqual(pressed.presses.map(\.reason), [.stop])
         XCTAssertEqual(c.door.position, .stopped)
-        _ = c.relayReleased(at: t(6_300))
+        _ = c.pressEnded(at: t(6_300))
         for ms in [6_400, 6_500, 6_600] {
             XCTAssertEqual(c.command(.stop, from: mqtt, at: t(ms)).presses, [], "STOPPED: a repeated STOP presses nothing")
         }

@@ -22,7 +22,7 @@ final class LocalCommandTests: XCTestCase {
     }
 
     private func texts(_ c: inout Controller, _ request: String, _ source: RequestSource) -> [String] {
-        c.handle(Array(request.utf8), from: source, at: t(0)).replies.map(\.text)
+        c.judgeAndAccount(Array(request.utf8), from: source, at: t(0)).replies.map(\.text)
     }
 
     func testEveryExtensionRoundTripsThroughTheCodec() {
@@ -68,7 +68,7 @@ final class LocalCommandTests: XCTestCase {
         XCTAssertEqual(labels.saved.last, Labels([1: "Alice"]))
         XCTAssertEqual(texts(&c, "12345Llist", local), [#"{"slot":1,"pin":"abcde","label":"Alice"}"#, "OK 1"])
         XCTAssertEqual(texts(&c, "abcdeLlist", local), ["ERR PIN"], "a user PIN may not list")
-        XCTAssertEqual(c.handle(Array("abcdeLstatus".utf8), from: local, at: t(0)).query, .status,
+        XCTAssertEqual(c.judgeAndAccount(Array("abcdeLstatus".utf8), from: local, at: t(0)).query, .status,
                        "any PIN may read the status, which the daemon answers from the status value")
         XCTAssertEqual(c.snapshot(at: t(0)).record(door: 0, at: t(0)).serialized, #"{"door":"CLOSED","auto_close_s":null,"locked_s":0,"failures":0,"lockout":{"remote":{"locked_s":0,"failures":0},"local":{"locked_s":0,"failures":0}},"mode":"believed","parts":{},"sensors":{"closed":null,"open":null},"fault":null,"auto_close_interval_s":null,"hold_s":null,"warning":false,"light":null,"open_s":null,"last_opened_by":null}"#)
 
@@ -92,10 +92,10 @@ final class LocalCommandTests: XCTestCase {
 
     func testLogAndFollowAreLeftToTheCaller() throws {
         var c = try controller(MemoryLabels())
-        let log = c.handle(Array("12345Llog 17".utf8), from: local, at: t(0))
+        let log = c.judgeAndAccount(Array("12345Llog 17".utf8), from: local, at: t(0))
         XCTAssertEqual(log.query, .log(since: 17))
         XCTAssertEqual(log.replies, [])
-        XCTAssertEqual(c.handle(Array("abcdeLfollow status".utf8), from: local, at: t(0)).result, .error(.pin))
-        XCTAssertEqual(c.handle(Array("12345Lfollow status".utf8), from: local, at: t(0)).query, .follow(.status, since: nil))
+        XCTAssertEqual(c.judgeAndAccount(Array("abcdeLfollow status".utf8), from: local, at: t(0)).result, .error(.pin))
+        XCTAssertEqual(c.judgeAndAccount(Array("12345Lfollow status".utf8), from: local, at: t(0)).query, .follow(.status, since: nil))
     }
 }

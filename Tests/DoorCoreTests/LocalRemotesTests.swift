@@ -37,7 +37,7 @@ final class LocalRemotesTests: XCTestCase {
 
     func testTheMasterPINLocksTheNamedDoorsOpenerAndTheHistoryNamesWhoAsked() throws {
         var c = try controller()
-        let locked = c.handle(Array("12345@gate:Lremotes lock".utf8), from: owner, at: t(10), wall: 1_000)
+        let locked = c.judgeAndAccount(Array("12345@gate:Lremotes lock".utf8), from: owner, at: t(10), wall: 1_000)
         XCTAssertEqual(locked.replies, [.ok])
         XCTAssertEqual(locked.doorIndex, 1)
         XCTAssertTrue(locked.door.contains(.remotesLock(true)), "the opener's drive is asked: \(locked.door)")
@@ -47,28 +47,28 @@ final class LocalRemotesTests: XCTestCase {
         XCTAssertEqual(record.door, "gate")
         XCTAssertEqual(record.detail, "OK: locked")
         XCTAssertEqual(locked.command, "remotes lock @gate")
-        let unlocked = c.handle(Array("12345@2:Lremotes unlock".utf8), from: owner, at: t(20), wall: 2_000)
+        let unlocked = c.judgeAndAccount(Array("12345@2:Lremotes unlock".utf8), from: owner, at: t(20), wall: 2_000)
         XCTAssertEqual(unlocked.replies, [.ok])
         XCTAssertEqual(unlocked.records.first { $0.kind == .remotes }?.detail, "OK: unlocked")
     }
 
     func testAnotherPINIsRefusedAndNothingIsAsked() throws {
         var c = try controller()
-        let refused = c.handle(Array("24680@gate:Lremotes lock".utf8), from: owner, at: t(10))
+        let refused = c.judgeAndAccount(Array("24680@gate:Lremotes lock".utf8), from: owner, at: t(10))
         XCTAssertEqual(refused.replies, [.error(.pin)], "the master's alone, like every local extension but status")
         XCTAssertFalse(refused.door.contains(.remotesLock(true)))
         XCTAssertNil(refused.records.first { $0.kind == .remotes })
-        XCTAssertEqual(c.handle(Array("12345@gate:Lremotes lock".utf8), from: phone, at: t(20)).replies, [.error(.command)],
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@gate:Lremotes lock".utf8), from: phone, at: t(20)).replies, [.error(.command)],
                        "Bluetooth knows no local extension")
     }
 
     func testADoorWithoutAnOpenerAnswersErrCmdSayingWhy() throws {
         var c = try controller()
-        let refused = c.handle(Array("12345Lremotes lock".utf8), from: owner, at: t(10))
+        let refused = c.judgeAndAccount(Array("12345Lremotes lock".utf8), from: owner, at: t(10))
         XCTAssertEqual(refused.replies, [.error(.command)])
         XCTAssertTrue(refused.refusal?.contains("no opener") ?? false, "\(String(describing: refused.refusal))")
         XCTAssertEqual(refused.records.first { $0.kind == .remotes }?.detail, "ERR CMD: lock", "asked, and refused, is history too")
-        let nowhere = c.handle(Array("12345@shed:Lremotes lock".utf8), from: owner, at: t(20))
+        let nowhere = c.judgeAndAccount(Array("12345@shed:Lremotes lock".utf8), from: owner, at: t(20))
         XCTAssertEqual(nowhere.replies, [.error(.door)])
         XCTAssertEqual(nowhere.records.filter { $0.kind == .remotes }.map(\.detail), ["ERR DOOR: lock"], "once, as an attempt")
     }

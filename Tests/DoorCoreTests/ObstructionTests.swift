@@ -108,7 +108,7 @@ final class ObstructionTests: XCTestCase {
     func testAnAutoCloseWaitsAnotherIntervalWhileTheBeamIsBroken() {
         var door = Door(timing: timing, sensing: sensing, closed: true, at: t(0))
         XCTAssertEqual(pressed(door.request(open: true, at: t(0)).events), [.open])
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         _ = door.sensor(.closed, active: false, at: t(1_000))
         _ = door.sensor(.open, active: true, at: t(9_000))
         _ = door.advance(to: t(9_000))

@@ -55,7 +55,7 @@ final class OpenerReportTests: XCTestCase {
     func testStoppedMidWayByItsOwnReportAndAPressOfOursThatDidNotArriveIsAFault() {
         var d = door()
         XCTAssertNotNil(d.request(open: true, at: t(0)).events.presses.first)
-        _ = d.relayReleased(at: t(300))
+        _ = d.pressEnded(at: t(300))
         _ = d.openerReported(.opening, obstructed: false, at: t(500))
         XCTAssertEqual(d.position, .opening)
         let stopped = d.openerReported(.stopped, obstructed: false, at: t(3_000))
@@ -151,7 +151,7 @@ final class OpenerReportTests: XCTestCase {
         _ = d.openerReported(.closed, obstructed: false, at: t(0))
         let open = d.request(open: true, at: t(1_000))
         XCTAssertEqual(open.events.presses.map(\.warned), [false], "from CLOSED: pressed at once, unwarned")
-        _ = d.relayReleased(at: t(1_300))
+        _ = d.pressEnded(at: t(1_300))
         _ = d.openerReported(.opening, obstructed: false, at: t(2_000))
         _ = d.openerReported(.stopped, obstructed: false, at: t(3_000))
         let fromStopped = d.request(open: true, at: t(4_000))
@@ -174,7 +174,7 @@ final class OpenerReportTests: XCTestCase {
         XCTAssertEqual(d.request(open: true, at: t(2_000)).events.presses.count, 1)
         XCTAssertEqual(d.position, .opening, "from STOPPED nothing says it left: taken to move at once")
         _ = d.openerReported(.opening, obstructed: false, at: t(6_000))
-        _ = d.relayReleased(at: t(6_000))
+        _ = d.pressEnded(at: t(6_000))
         XCTAssertEqual(d.advance(to: t(12_500)).filter { if case .fault = $0 { return true } else { return false } }, [],
                        "10 s from the press have passed, not from the opener's word")
         _ = d.openerReported(.opening, obstructed: false, at: t(13_000))
@@ -183,7 +183,7 @@ final class OpenerReportTests: XCTestCase {
         XCTAssertNil(d.fault)
         // Once only: an opener that keeps saying "opening" does not put the fault off for ever.
         XCTAssertEqual(d.request(open: false, at: t(16_000)).events.presses.count, 1)
-        _ = d.relayReleased(at: t(16_300))
+        _ = d.pressEnded(at: t(16_300))
         _ = d.openerReported(.closing, obstructed: false, at: t(17_000))
         _ = d.openerReported(.closing, obstructed: false, at: t(26_000))
         XCTAssertTrue(d.advance(to: t(27_001)).contains(.fault(.didNotClose)))

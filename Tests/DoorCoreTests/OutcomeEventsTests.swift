@@ -6,7 +6,7 @@ final class OutcomeEventsTests: XCTestCase {
     private let remote = RequestSource("bluetooth test", channel: .remote)
 
     private func events(_ c: inout Controller, _ s: String, at ms: Int) -> [EventRecord] {
-        c.handle(Array(s.utf8), from: remote, at: t(ms), wall: 42).records
+        c.judgeAndAccount(Array(s.utf8), from: remote, at: t(ms), wall: 42).records
     }
 
     func testOpensAdminChangesWrongPINsAndLockoutsAreEventsAndReadsAreNot() throws {

@@ -14,7 +14,7 @@ final class PhoneNoticesTests: XCTestCase {
                      DoorUnit(door: Door(timing: warned, sensing: DoorSensing(closedSwitch: true), closed: false, index: 1), id: "gate")]
         var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4), doors: doors, store: MemoryStore())
         let before = c.snapshot(at: t(0))
-        XCTAssertEqual(c.handle(Array("12345@gate:O=0".utf8), from: owner, at: t(0)).replies, [.ok])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345@gate:O=0".utf8), from: owner, at: t(0)).replies, [.ok])
         let warning = c.snapshot(at: t(0))
         XCTAssertEqual(warning.phonePushes(since: before, at: t(0)).map(\.text), ["@2:W 5"])
         XCTAssertEqual(warning.phonePushes(since: warning, at: t(0)), [], "an unchanged snapshot pushes nothing")

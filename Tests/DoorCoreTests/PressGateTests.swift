@@ -18,15 +18,15 @@ final class PressGateTests: XCTestCase {
         let plain = DoorTiming(pulse: .milliseconds(300), travel: .seconds(10), autoClose: .seconds(30))
         var door = Door(timing: plain, sensing: both, closed: true, at: t(0))
         XCTAssertEqual(actions(door.request(open: true, at: t(0)).events), [.open])
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         _ = door.sensor(.closed, active: false, at: t(1_000))
         XCTAssertEqual(actions(door.stop(at: t(2_000)).events), [.stop])
-        _ = door.relayReleased(at: t(2_300))
+        _ = door.pressEnded(at: t(2_300))
         XCTAssertEqual(actions(door.request(open: false, at: t(3_000)).events), [.close])
-        _ = door.relayReleased(at: t(3_300))
+        _ = door.pressEnded(at: t(3_300))
         _ = door.sensor(.closed, active: true, at: t(9_000))
         _ = door.request(open: true, at: t(10_000))
-        _ = door.relayReleased(at: t(10_300))
+        _ = door.pressEnded(at: t(10_300))
         _ = door.sensor(.closed, active: false, at: t(11_000))
         _ = door.sensor(.open, active: true, at: t(20_000))
         XCTAssertEqual(actions(door.advance(to: t(50_000))), [.close], "the auto-close")
@@ -51,14 +51,14 @@ final class PressGateTests: XCTestCase {
     func testAnOpenAfterAFailedAutoCloseIsWarned() {
         var door = Door(timing: timing, sensing: closedOnly, closed: true, at: t(0))
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         _ = door.sensor(.closed, active: false, at: t(1_000))
         _ = door.advance(to: t(11_000))
         XCTAssertEqual(door.position, .open)
         _ = door.advance(to: t(41_000))
         door.warningShown(at: t(41_000))
         XCTAssertEqual(pressed(door.advance(to: t(46_000))), [.autoClose])
-        _ = door.relayReleased(at: t(46_300))
+        _ = door.pressEnded(at: t(46_300))
         _ = door.advance(to: t(56_000))
         XCTAssertEqual(door.position, .stopped)
         XCTAssertTrue(door.closeFailed)
@@ -72,7 +72,7 @@ final class PressGateTests: XCTestCase {
     func testRepeatedStopsMakeOnePressAndTheDoorIsStopped() {
         var door = Door(timing: timing, sensing: both, closed: true, at: t(0))
         _ = door.request(open: true, at: t(0))
-        _ = door.relayReleased(at: t(300))
+        _ = door.pressEnded(at: t(300))
         _ = door.sensor(.closed, active: false, at: t(1_000))
         XCTAssertEqual(door.position, .opening)
         var presses: [Door.Press] = []
@@ -81,7 +81,7 @@ final class PressGateTests: XCTestCase {
         presses += pressed(door.stop(at: t(3_000)).events)
         presses += pressed(door.advance(to: t(7_000)))
         XCTAssertEqual(door.position, .stopped, "whatever the switches say")
-        _ = door.relayReleased(at: t(7_300))
+        _ = door.pressEnded(at: t(7_300))
         for ms in [7_400, 7_500, 8_000] { presses += pressed(door.stop(at: t(ms)).events) }
         XCTAssertEqual(presses, [.stop])
     }
@@ -103,7 +103,7 @@ final class PressGateTests: XCTestCase {
         // Opened, then the closed switch sticks on too: auto-close must not press.
         var stuck = Door(timing: timing, sensing: both, closed: true, at: t(0))
         _ = stuck.request(open: true, at: t(0))
-        _ = stuck.relayReleased(at: t(300))
+        _ = stuck.pressEnded(at: t(300))
         _ = stuck.sensor(.closed, active: false, at: t(1_000))
         _ = stuck.sensor(.open, active: true, at: t(11_000))
         XCTAssertEqual(seen(stuck.sensor(.closed, active: true, at: t(20_000))), [.fault(.sensors)])
@@ -174,7 +174,7 @@ final class PressGateTests: XCTestCase {
         var numbers: [UInt64] = []
         for i in 0..<4 {
             numbers += door.request(open: i % 2 == 0, at: t(i * 2_000)).events.presses.map(\.number)
-            _ = door.relayReleased(at: t(i * 2_000 + 300))
+            _ = door.pressEnded(at: t(i * 2_000 + 300))
             _ = door.advance(to: t(i * 2_000 + 1_500))
         }
         XCTAssertEqual(numbers, [1, 2, 3, 4])
@@ -189,16 +189,16 @@ final class PressGateTests: XCTestCase {
         let owner = RequestSource("local uid=0", channel: nil, isLocal: true)
         var warnings = 0, rate = 0
         for i in 0..<200 {
-            let o = c.handle(Array((i % 2 == 0 ? "12345O=0" : "12345O=1").utf8), from: phone, at: t(i * 10))
+            let o = c.judgeAndAccount(Array((i % 2 == 0 ? "12345O=0" : "12345O=1").utf8), from: phone, at: t(i * 10))
             warnings += o.door.filter { $0 == .warning(on: true) }.count
             if o.result == .error(.rate) { rate += 1 }
         }
         XCTAssertEqual(warnings, 3)
         XCTAssertEqual(rate, 97)
-        XCTAssertEqual(c.handle(Array("12345O=0".utf8), from: owner, at: t(2_000)).result, .ok, "the owner's own allowance")
-        XCTAssertEqual(c.handle(Array("12345O=0".utf8), from: phone, at: t(62_000)).result, .ok, "one back every 20 s")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=0".utf8), from: owner, at: t(2_000)).result, .ok, "the owner's own allowance")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=0".utf8), from: phone, at: t(62_000)).result, .ok, "one back every 20 s")
         var holds: [Reply] = []
-        for i in 0..<10 { holds.append(c.handle(Array("12345H=\(i % 2)".utf8), from: phone, at: t(70_000 + i)).result) }
+        for i in 0..<10 { holds.append(c.judgeAndAccount(Array("12345H=\(i % 2)".utf8), from: phone, at: t(70_000 + i)).result) }
         XCTAssertEqual(holds.filter { $0 == .error(.rate) }.count, 4)
     }
 
@@ -207,10 +207,10 @@ final class PressGateTests: XCTestCase {
         var c = Controller(table: try PinTable(master: pin("12345"), capacity: 4),
                            door: Door(timing: timing, sensing: both, open: true, at: t(0)), store: MemoryStore(),
                            doorStateStore: kept)
-        _ = c.handle(Array("12345O=0".utf8), from: RequestSource("local uid=0", channel: nil, isLocal: true), at: t(0))
+        _ = c.judgeAndAccount(Array("12345O=0".utf8), from: RequestSource("local uid=0", channel: nil, isLocal: true), at: t(0))
         c.warningShown(at: t(0))
         XCTAssertEqual(c.tick(at: t(5_000)).presses.map(\.reason), [.close])
-        _ = c.relayReleased(at: t(5_300))
+        _ = c.pressEnded(at: t(5_300))
         _ = c.sensor(.open, active: false, at: t(6_000))
         _ = c.sensor(.open, active: true, at: t(9_000))
         XCTAssertEqual(kept.saved, [true])

@@ -33,7 +33,7 @@ final class RefusalWordsTests: XCTestCase {
 
     func testASilentOpenersRefusalNamesTheOpenerAndWhatToCheckNotTheSwitches() throws {
         var c = try controller(openerDoor(answered: false))
-        let open = c.handle(Array("12345O=1".utf8), from: owner, at: t(10))
+        let open = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(10))
         XCTAssertEqual(open.replies, [.error(.fault)], "the code stays, for scripts")
         let why = try XCTUnwrap(open.refusal)
         XCTAssertTrue(why.hasPrefix("\(opener) does not answer"), why)
@@ -45,7 +45,7 @@ final class RefusalWordsTests: XCTestCase {
 
     func testLightOnAtASilentOpenerIsRefusedWithItsReasonAndLeavesTheLightAsItWas() throws {
         var c = try controller(openerDoor(answered: false))
-        let on = c.handle(Array("12345L=1".utf8), from: owner, at: t(10))
+        let on = c.judgeAndAccount(Array("12345L=1".utf8), from: owner, at: t(10))
         XCTAssertEqual(on.replies, [.error(.fault)], "nothing answered: not a success")
         XCTAssertFalse(on.door.contains(.light(on: true)), "nothing is sent to an opener that does not answer: \(on.door)")
         XCTAssertFalse(c.door.lightOn, "the status does not claim a light nobody switched")
@@ -55,7 +55,7 @@ final class RefusalWordsTests: XCTestCase {
 
         // Once it answers, the light is switched as before.
         _ = c.openerReported(.closed, obstructed: false, at: t(20))
-        let lit = c.handle(Array("12345L=1".utf8), from: owner, at: t(30))
+        let lit = c.judgeAndAccount(Array("12345L=1".utf8), from: owner, at: t(30))
         XCTAssertEqual(lit.replies, [.ok])
         XCTAssertTrue(lit.door.contains(.light(on: true)), "\(lit.door)")
         XCTAssertNil(lit.refusal)
@@ -65,36 +65,36 @@ final class RefusalWordsTests: XCTestCase {
 
     func testACloseOfAClosedDoorSaysSoAndTheBookStillGetsPlainOK() throws {
         var c = try controller(relayDoor())
-        let local = c.handle(Array("12345O=0".utf8), from: owner, at: t(10))
+        let local = c.judgeAndAccount(Array("12345O=0".utf8), from: owner, at: t(10))
         XCTAssertEqual(local.replies, [.ok])
         XCTAssertTrue(local.presses.isEmpty)
         XCTAssertEqual(local.refusal, "already closed: nothing pressed")
         XCTAssertEqual(local.wordedReplies, [.record(.object([("reason", .string("already closed: nothing pressed"))])), .ok])
-        let ble = c.handle(Array("12345O=0".utf8), from: phone, at: t(20))
+        let ble = c.judgeAndAccount(Array("12345O=0".utf8), from: phone, at: t(20))
         XCTAssertEqual(ble.replies.map(\.text), ["OK"], "the book's bytes")
     }
 
     func testAnOpenOfAnOpeningDoorAndACloseOfAClosingOneSayTheyAreOnTheirWay() throws {
         var c = try controller(relayDoor())
-        let pressed = c.handle(Array("12345O=1".utf8), from: owner, at: t(10))
+        let pressed = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(10))
         XCTAssertEqual(pressed.presses.count, 1)
         XCTAssertNil(pressed.refusal, "a press needs no words")
         XCTAssertEqual(pressed.wordedReplies, [.ok])
-        _ = c.relayReleased(at: t(400))
-        XCTAssertEqual(c.handle(Array("12345O=1".utf8), from: owner, at: t(500)).refusal, "already opening: nothing pressed")
+        _ = c.pressEnded(at: t(400))
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(500)).refusal, "already opening: nothing pressed")
         _ = c.tick(at: t(10_500))
         XCTAssertEqual(c.door.position, .open)
-        XCTAssertEqual(c.handle(Array("12345O=1".utf8), from: owner, at: t(10_600)).refusal, "already open: nothing pressed")
-        _ = c.handle(Array("12345O=0".utf8), from: owner, at: t(10_700))
-        _ = c.relayReleased(at: t(11_100))
-        XCTAssertEqual(c.handle(Array("12345O=0".utf8), from: owner, at: t(11_200)).refusal, "already closing: nothing pressed")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(10_600)).refusal, "already open: nothing pressed")
+        _ = c.judgeAndAccount(Array("12345O=0".utf8), from: owner, at: t(10_700))
+        _ = c.pressEnded(at: t(11_100))
+        XCTAssertEqual(c.judgeAndAccount(Array("12345O=0".utf8), from: owner, at: t(11_200)).refusal, "already closing: nothing pressed")
     }
 
     func testARequestAgainstAMovingDoorSaysWhichWayItMovesAndWhatToDo() throws {
         var c = try controller(relayDoor())
-        _ = c.handle(Array("12345O=1".utf8), from: owner, at: t(10))
-        _ = c.relayReleased(at: t(400))
-        let close = c.handle(Array("12345O=0".utf8), from: owner, at: t(500))
+        _ = c.judgeAndAccount(Array("12345O=1".utf8), from: owner, at: t(10))
+        _ = c.pressEnded(at: t(400))
+        let close = c.judgeAndAccount(Array("12345O=0".utf8), from: owner, at: t(500))
         XCTAssertEqual(close.replies, [.error(.busy)])
         let why = try XCTUnwrap(close.refusal, "ERR BUSY had no reason of its own")
         XCTAssertTrue(why.contains("opening") && why.contains("wait"), why)
@@ -102,17 +102,17 @@ final class RefusalWordsTests: XCTestCase {
 
     func testALightSwitchedToTheStateItIsInSaysSo() throws {
         var c = try controller(relayDoor())
-        XCTAssertEqual(c.handle(Array("12345L=0".utf8), from: owner, at: t(10)).refusal, "the light is already off")
-        let on = c.handle(Array("12345L=1".utf8), from: owner, at: t(20))
+        XCTAssertEqual(c.judgeAndAccount(Array("12345L=0".utf8), from: owner, at: t(10)).refusal, "the light is already off")
+        let on = c.judgeAndAccount(Array("12345L=1".utf8), from: owner, at: t(20))
         XCTAssertEqual(on.replies, [.ok])
         XCTAssertNil(on.refusal)
-        let again = c.handle(Array("12345L=1".utf8), from: owner, at: t(30))
+        let again = c.judgeAndAccount(Array("12345L=1".utf8), from: owner, at: t(30))
         XCTAssertEqual(again.replies, [.ok])
         XCTAssertEqual(again.refusal, "the light is already on")
-        XCTAssertEqual(c.handle(Array("12345L=1".utf8), from: phone, at: t(40)).replies.map(\.text), ["OK"], "the book's bytes")
+        XCTAssertEqual(c.judgeAndAccount(Array("12345L=1".utf8), from: phone, at: t(40)).replies.map(\.text), ["OK"], "the book's bytes")
 
         // An opener's light, as the opener last said it.
         var o = try controller(openerDoor(answered: true))
-        XCTAssertEqual(o.handle(Array("12345L=0".utf8), from: owner, at: t(10)).refusal, "the light is already off")
+        XCTAssertEqual(o.judgeAndAccount(Array("12345L=0".utf8), from: owner, at: t(10)).refusal, "the light is already off")
     }
 }

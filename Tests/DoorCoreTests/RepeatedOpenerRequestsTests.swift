@@ -63,7 +63,7 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
     func testALockFloodNeverPushesAGuestsOpeningOutOfTheHistory() throws {
         var c = try controller()
         var log = EventLog(kept: EventHistory(maxBytesPerFile: 2_000), attempts: EventHistory(maxBytesPerFile: 2_000))
-        let opened = c.handle(Array("24680O=1".utf8), from: owner, at: t(1_000), wall: 1_000)
+        let opened = c.judgeAndAccount(Array("24680O=1".utf8), from: owner, at: t(1_000), wall: 1_000)
         XCTAssertFalse(opened.presses.isEmpty)
         opened.records.forEach { log.append($0) }
         // 3 writes of 1,800 items, the opener confirming between them; and 10,000 MQTT LOCKs.
@@ -126,7 +126,7 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
     func testTheLineAndTheChannelsSayWhyTheSameWay() throws {
         var c = try controller()
         _ = c.openerAnswered(false, at: t(500))
-        let line = c.handle(Array("12345Lremotes lock".utf8), from: owner, at: t(1_000), wall: 1)
+        let line = c.judgeAndAccount(Array("12345Lremotes lock".utf8), from: owner, at: t(1_000), wall: 1)
         let channel = c.lockRemotes(true, from: mqtt, at: t(1_000), wall: 1)
         XCTAssertEqual(line.replies, [.error(.fault)])
         XCTAssertEqual(channel.replies, [.error(.fault)])
@@ -140,7 +140,7 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
         var relay = Controller(table: try PinTable(master: pin("12345"), capacity: 4), door: Door(timing: timing), store: MemoryStore())
         let none = relay.lockRemotes(true, from: guestPhone, at: t(1_000), wall: 1)
         XCTAssertEqual(none.replies, [.error(.command)])
-        XCTAssertEqual(none.refusal, relay.handle(Array("12345Lremotes lock".utf8), from: owner, at: t(1_000)).refusal)
+        XCTAssertEqual(none.refusal, relay.judgeAndAccount(Array("12345Lremotes lock".utf8), from: owner, at: t(1_000)).refusal)
         XCTAssertTrue(none.refusal?.contains("opener = secplus2:DEVICE") ?? false, "\(String(describing: none.refusal))")
     }
 
@@ -149,10 +149,10 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
         var locked = false
         for _ in 0..<RequestRates.remoteLocks.capacity {
             locked.toggle()
-            XCTAssertEqual(c.handle(Array("12345Lremotes \(locked ? "lock" : "unlock")".utf8), from: owner, at: t(1_000), wall: 1).replies, [.ok])
+            XCTAssertEqual(c.judgeAndAccount(Array("12345Lremotes \(locked ? "lock" : "unlock")".utf8), from: owner, at: t(1_000), wall: 1).replies, [.ok])
             c.openerReported(light: false, remotesLocked: locked)
         }
-        let refused = c.handle(Array("12345Lremotes \(locked ? "unlock" : "lock")".utf8), from: owner, at: t(1_000), wall: 1)
+        let refused = c.judgeAndAccount(Array("12345Lremotes \(locked ? "unlock" : "lock")".utf8), from: owner, at: t(1_000), wall: 1)
         XCTAssertEqual(refused.replies, [.error(.rate)])
         XCTAssertNotNil(refused.refusal)
         XCTAssertEqual(refused.records.first { $0.kind == .remotes }?.importance, .attempt)
@@ -188,9 +188,9 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
         let same = c.light(on: c.door.lightOn, from: guestPhone, at: t(9_100), wall: 1)
         XCTAssertEqual(same.replies, [.ok])
         // The PIN line spends the same allowance; the owner at the shell has an allowance of its own.
-        let line = c.handle(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: RequestSource("bluetooth AA", channel: .remote), at: t(9_200))
+        let line = c.judgeAndAccount(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: RequestSource("bluetooth AA", channel: .remote), at: t(9_200))
         XCTAssertEqual(line.replies, [.ok], "the phone's first change")
-        XCTAssertEqual(c.handle(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(9_300)).replies, [.ok])
+        XCTAssertEqual(c.judgeAndAccount(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(9_300)).replies, [.ok])
         // And one comes back after `refill`.
         let later = c.light(on: !c.door.lightOn, from: guestPhone, at: t(1_000) + RequestRates.lights.refill * 3, wall: 1)
         XCTAssertEqual(later.replies, [.ok])
@@ -203,17 +203,17 @@ final class RepeatedOpenerRequestsTests: XCTestCase {
         var replies: [Reply] = []
         var last = Controller.Outcome()
         for i in 0..<5 {
-            last = c.handle(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: phone, at: t(1_000 + i))
+            last = c.judgeAndAccount(Array("24680L=\(c.door.lightOn ? 0 : 1)".utf8), from: phone, at: t(1_000 + i))
             replies += last.replies
         }
         XCTAssertEqual(replies, [.ok, .ok, .ok, .error(.rate), .error(.rate)])
         XCTAssertTrue(last.refusal?.contains("warning") ?? false, "\(String(describing: last.refusal))")
         XCTAssertFalse(last.changedSomething, "a refused change is logged once per burst")
         // The light as it is, asked for again and again: logged once per burst too.
-        let same = c.handle(Array("24680L=\(c.door.lightOn ? 1 : 0)".utf8), from: phone, at: t(2_000))
+        let same = c.judgeAndAccount(Array("24680L=\(c.door.lightOn ? 1 : 0)".utf8), from: phone, at: t(2_000))
         XCTAssertEqual(same.replies, [.ok])
         XCTAssertFalse(same.changedSomething)
-        let owner = c.handle(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(2_000))
+        let owner = c.judgeAndAccount(Array("12345L=\(c.door.lightOn ? 0 : 1)".utf8), from: owner, at: t(2_000))
         XCTAssertTrue(owner.changedSomething, "a change is logged in full")
     }
 

@@ -20,7 +20,7 @@ final class StatusSnapshotTests: XCTestCase {
         var c = try twoDoors()
         let first = c.snapshot(at: t(0))
         XCTAssertEqual(first.phonePushes(since: nil, at: t(0)), [], "no phone saw the first snapshot change")
-        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
         let opening = c.snapshot(at: t(10))
         XCTAssertEqual(opening.phonePushes(since: first, at: t(10)).map(\.text), ["@2:S OPENING"])
         XCTAssertEqual(opening.phonePushes(since: opening, at: t(10)), [])
@@ -31,13 +31,13 @@ final class StatusSnapshotTests: XCTestCase {
         let first = c.snapshot(at: t(0))
         let asSlot1 = { (door: Int) in c.mayWatch(door, slot: 1) }
         XCTAssertEqual(first.followerRecords(since: nil, at: t(0), mayWatch: asSlot1).count, 1, "at start: every door it may see")
-        _ = c.handle(Array("12345@left:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@left:O=1".utf8), from: phone, at: t(10))
         let leftMoved = c.snapshot(at: t(10))
         XCTAssertEqual(leftMoved.changedDoors(since: first), [0])
         XCTAssertEqual(leftMoved.followerRecords(since: first, at: t(10), mayWatch: asSlot1), [], "slot 1 may not see the left door")
         XCTAssertEqual(leftMoved.followerRecords(since: first, at: t(10), mayWatch: { _ in true }).count, 1)
         // A lockout is in every door's record: it changes them all.
-        for i in 0..<6 { _ = c.handle(Array("99999O=1".utf8), from: phone, at: t(20 + i)) }
+        for i in 0..<6 { _ = c.judgeAndAccount(Array("99999O=1".utf8), from: phone, at: t(20 + i)) }
         let locked = c.snapshot(at: t(30))
         XCTAssertEqual(locked.changedDoors(since: leftMoved), [0, 1])
         XCTAssertEqual(locked.record(door: 1, at: t(30))["number"], .number(2))
@@ -51,7 +51,7 @@ final class StatusSnapshotTests: XCTestCase {
         let all = ha.retained(from: nil, to: first, at: t(0))
         XCTAssertEqual(all.filter { $0.topic.hasSuffix("/lockout") }.count, 1, "the lockout is the garage's, told once")
         XCTAssertEqual(all.count, 7)
-        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
         let changed = ha.retained(from: first, to: c.snapshot(at: t(10)), at: t(10))
         XCTAssertEqual(changed.map(\.topic), ["garaged/d/gate/state", "garaged/d/gate/last_opened_by"])
         XCTAssertEqual(changed.map(\.value), ["opening", "master PIN"])
@@ -60,7 +60,7 @@ final class StatusSnapshotTests: XCTestCase {
     func testSystemdsLineNamesEachDoorAndTheLockoutUntilATime() throws {
         var c = try twoDoors()
         XCTAssertEqual(c.snapshot(at: t(0)).serviceLine(at: t(0), until: { "+\($0)s" }), "doors left CLOSED (believed: no sensors); gate CLOSED (believed: no sensors); lockout none")
-        for i in 0..<6 { _ = c.handle(Array("99999O=1".utf8), from: phone, at: t(i)) }
+        for i in 0..<6 { _ = c.judgeAndAccount(Array("99999O=1".utf8), from: phone, at: t(i)) }
         var s = c.snapshot(at: t(10))
         s.channels = [ChannelStatus(name: "mqtt", record: .null, line: "connected"), ChannelStatus(name: "other", record: .null, line: "x")]
         XCTAssertEqual(s.serviceLine(at: t(10), until: { "+\($0)s" }).split(separator: ";").suffix(2).map { $0.trimmingCharacters(in: .whitespaces) },
@@ -77,7 +77,7 @@ final class StatusSnapshotTests: XCTestCase {
         var opener = first
         opener.doors[1].lastOpener = "Anna's phone"
         XCTAssertNil(opener.serviceLine(since: first, at: t(0), until: { "+\($0)s" }), "who opened it is not in the line")
-        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
         XCTAssertEqual(c.snapshot(at: t(10)).serviceLine(since: first, at: t(10), until: { "+\($0)s" }),
                        "doors left CLOSED (believed: no sensors); gate OPENING (believed: no sensors); lockout none")
     }
@@ -93,7 +93,7 @@ final class StatusSnapshotTests: XCTestCase {
         lit.doors[0].light = true
         XCTAssertEqual(ha.retained(from: first, to: lit, at: t(0)).map(\.topic), ["garaged/d/left/light"])
         XCTAssertTrue(ha.retained(from: first, to: first, at: t(5)).isEmpty, "published, changed and changed back: nothing")
-        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
         XCTAssertEqual(ha.retained(from: first, to: c.snapshot(at: t(10)), at: t(10)).map(\.topic),
                        ["garaged/d/gate/state", "garaged/d/gate/last_opened_by"])
     }

@@ -91,7 +91,7 @@ final class GuessingOverAYearTests: XCTestCase {
         var c = Controller(table: try PinTable(master: pin("27182"), capacity: 16),
                            door: Door(timing: DoorTiming(pulse: .milliseconds(300), travel: .seconds(12), autoClose: nil)),
                            store: MemoryStore())
-        _ = c.handle(Array("27182A11111".utf8), from: RequestSource("local uid=0", channel: nil, isLocal: true), at: t(0))
+        _ = c.judgeAndAccount(Array("27182A11111".utf8), from: RequestSource("local uid=0", channel: nil, isLocal: true), at: t(0))
         return c
     }
 
@@ -112,7 +112,7 @@ final class GuessingOverAYearTests: XCTestCase {
     /// One guess; judged or refused, and how long the channel is now locked (ms).
     private func guess(_ c: inout Controller, _ n: Int, at ms: Int) -> (judged: Bool, lockedMs: Int) {
         let candidate = String(format5: n)
-        let outcome = c.handle(Array("\(candidate)P".utf8), from: remote, at: t(ms))
+        let outcome = c.judgeAndAccount(Array("\(candidate)P".utf8), from: remote, at: t(ms))
         let locked = c.throttle.remainingLock(.remote, at: t(ms)).map { Int($0.nanoseconds / 1_000_000) } ?? 0
         return (outcome.result == .error(.pin), locked)
     }
@@ -135,7 +135,7 @@ final class GuessingOverAYearTests: XCTestCase {
         let judged = try judgedGuesses { c, now in
             n += 1
             let (j, locked) = guess(&c, n, at: now)
-            if n % 4 == 0 { _ = c.handle(Array("11111S".utf8), from: remote, at: t(now)) }
+            if n % 4 == 0 { _ = c.judgeAndAccount(Array("11111S".utf8), from: remote, at: t(now)) }
             return (j, now + max(1, locked))
         }
         report("known PIN between guesses", judged)

@@ -26,7 +26,8 @@ final class DoorLoopTests: XCTestCase {
     /// Builds the loop as `Daemon.run` does, with `drive` moving the door (given the claimed
     /// lines and the loop's inbox) and `listeners` bringing requests.
     private func rig(clock: any MonotonicClock, startedAt: Int64 = PacketSocket.realtimeNow(), listen: Bool = false,
-                     owners: [any OwnerCommands] = [], drive: (DoorHardware, LoopInbox) -> any DoorDrive) throws -> Rig {
+                     owners: [any OwnerCommands] = [], opener: Bool = false,
+                     drive: (DoorHardware, LoopInbox) -> any DoorDrive) throws -> Rig {
         let dir = try TempFolder()
         let pins = try dir.table()
         let settings = try GaragedTests.settings([
@@ -35,7 +36,9 @@ final class DoorLoopTests: XCTestCase {
         ])
         let hardware = try DoorSetup.claimAll(settings.doors, clock: clock)[0]
         let setup = DoorSetup(index: 0, settings: settings.door, hardware: hardware, tablePath: pins, clock: clock, log: testLog)
-        let controller = Controller(table: try PinTableFile(path: pins).load(), doors: [setup.unit], store: PinTableFile(path: pins))
+        // A door whose opener reports it has the opener's light and lock (`DoorCapabilities`).
+        let unit = opener ? DoorUnit(door: Door(timing: settings.door.timing, sensing: .reported(by: "the test's opener"))) : setup.unit
+        let controller = Controller(table: try PinTableFile(path: pins).load(), doors: [unit], store: PinTableFile(path: pins))
         let inbox = LoopInbox()
         let listeners: [any Listener] = listen ? [try LocalListener(path: settings.socket, group: nil, required: false)] : []
         let parts = DoorParts(index: 0, drive: drive(hardware, inbox), outputs: hardware.outputs, switches: hardware.switches)
@@ -130,11 +133,11 @@ final class DoorLoopTests: XCTestCase {
     /// once with their count when the burst ends.
     func testAnOpenerThatCannotBeAskedIsLoggedOncePerBurst() throws {
         let drive = UnaskableOpener()
-        let r = try rig(clock: TestClock()) { _, _ in drive }
+        let r = try rig(clock: TestClock(), opener: true) { _, _ in drive }
         defer { r.hardware.releaseAll() }
         var outcome = Controller.Outcome()
         outcome.door = Array(repeating: .remotesLock(true), count: 900) + Array(repeating: .light(on: true), count: 900)
-        r.loop.carryOut(outcome)
+        r.loop.enact(outcome)
         XCTAssertEqual(drive.asks, 1_800, "each was asked of the drive")
         let bursts = r.loop.logBursts.flush()
         XCTAssertEqual(bursts.map(\.first.event).sorted(), ["light-failed", "remotes-failed"], "one burst of each, logged once when it began")
@@ -303,7 +306,6 @@ private final class UnaskableOpener: DoorDrive, @unchecked Sendable {
     func start() {}
     func stop() -> Bool { true }
     func carryOut(_ permit: PressPermit) -> Bool { true }
-    var switchesLight: Bool { true }
 
     func ask(_ setting: OpenerSetting) -> Bool {
         count.withLock { $0 += 1 }

@@ -97,6 +97,8 @@ public struct Controller: Sendable {
         case .remotes(let locked, let door):
             return whole(stale(age, door, locked ? "remotes lock" : "remotes unlock")
                          ?? lockRemotes(locked, for: door, from: request.source, at: now, wall: wall), request.source, wall)
+        case .time(let door):
+            return whole(tick(door, at: now, wall: wall), request.source, wall)
         }
     }
 
@@ -116,7 +118,7 @@ public struct Controller: Sendable {
 
     /// One protocol line judged and accounted at once (`judge` of a `.line`, then `account`), for
     /// the tests, the fuzzer and the benchmarks; the daemon carries out presses in between.
-    public mutating func handle(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
+    public mutating func judgeAndAccount(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                 wall: Int64 = 0, age: Duration? = nil) -> Outcome {
         account(judgeLine(bytes, from: source, at: now, wall: wall, age: age))
     }
@@ -281,6 +283,10 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.advance(to: now) }
     }
 
+    /// What `event` of door `index` asks of its parts (`Door.effect(of:)`), read in place: the
+    /// loop asks for every event, and reading `doors[i].door` from outside copies a door.
+    public func effect(of event: Door.Event, door index: Int) -> DoorEffect? { doors[index].door.effect(of: event) }
+
     /// The warning output went on at `at`: the press it announces waits a whole warning from then.
     public mutating func warningShown(_ index: Int = 0, at now: Instant) { doors[index].door.warningShown(at: now) }
 
@@ -289,9 +295,10 @@ public struct Controller: Sendable {
         input(index, at: now, wall: wall) { $0.warningFailed(at: now) }
     }
 
-    /// The relay released the last press; a press that waited for it may be decided now.
-    public mutating func relayReleased(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
-        input(index, at: now, wall: wall) { $0.relayReleased(at: now) }
+    /// The door's drive finished the last press (the relay released it, the opener's release was
+    /// written, or it could not be carried out); a press that waited for it may be decided now.
+    public mutating func pressEnded(_ index: Int = 0, at now: Instant, wall: Int64 = 0) -> Outcome {
+        input(index, at: now, wall: wall) { $0.pressEnded(at: now) }
     }
 
     /// The door's drive could not put the permit's press on the wire: nothing moved for it.

@@ -1,7 +1,8 @@
-/// One request to the doors, from any channel: who asks, what, and when it arrived. Every
+/// One request to the doors, from any source: who asks, what, and when it arrived. Every
 /// channel hands the loop these (a protocol line from the local socket or a phone, a move from
-/// Home Assistant or HomeKit, HomeKit's light and identify), and `Controller.judge` decides each
-/// the same way: its age, then what it asks, whose every press passes the door's gate.
+/// Home Assistant or HomeKit, HomeKit's light and identify), and so does time (a door's timers),
+/// and `Controller.judge` decides each the same way: its age, then what it asks, whose every
+/// press passes the door's gate.
 public struct DoorRequest: Sendable {
     /// What is asked.
     public enum Ask: Sendable, Equatable {
@@ -17,6 +18,9 @@ public struct DoorRequest: Sendable {
         /// Lock (true) or unlock a door's opener's remotes and keypads (HomeKit's lock, Home
         /// Assistant's; `garage-pins remotes` comes as a `.line`).
         case remotes(locked: Bool, door: Int)
+        /// Time passed for a door and one of its timers is due (auto-close, a hold or a warning
+        /// running out, the travel, the light, "left open"): from the loop, never a channel.
+        case time(door: Int)
     }
 
     public var ask: Ask

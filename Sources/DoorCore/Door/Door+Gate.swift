@@ -56,7 +56,7 @@ extension Door {
 
     /// Rules 1 to 6: why no press of `reason` may be made now, nil when one may.
     func refusal(_ reason: Press, automatic: Bool, age: Duration?) -> PressRefusal? {
-        if pressing { return .relayBusy }
+        if pressing { return .stillPressing }
         if Door.isStale(age) { return .stale }
         if let why = openerOff { return .openerOff(why) }
         if let search = openerIdentity, search.kind == nil { return .openerSearching(search) }
@@ -138,7 +138,8 @@ public enum DoorAction: String, Sendable, CaseIterable {
 /// (`Door.request`, `Door.stop`: the door is already where, or on its way where, it asks).
 /// What the request is answered, and in words for the log and for whoever asked.
 public enum PressRefusal: Equatable, Sendable {
-    case relayBusy
+    /// The door's drive (its relay, or its opener's wire) is still carrying out the last press.
+    case stillPressing
     case stale
     case sensorsContradict
     /// The door is at that end already (sensed, inferred or believed).
@@ -175,7 +176,7 @@ public enum PressRefusal: Equatable, Sendable {
     /// is going (or, for a STOP, a door already at rest) is a harmless OK; the rest are errors.
     public var reply: Reply {
         switch self {
-        case .relayBusy, .moving, .movingTheOtherWay, .pressedTheOtherWay, .stopWaiting: return .error(.busy)
+        case .stillPressing, .moving, .movingTheOtherWay, .pressedTheOtherWay, .stopWaiting: return .error(.busy)
         case .stale: return .error(.stale)
         case .sensorsContradict, .closeFailed, .openerSilent, .openerOff, .openerSearching: return .error(.fault)
         case .obstructed: return .error(.obstructed)
@@ -186,7 +187,7 @@ public enum PressRefusal: Equatable, Sendable {
     /// The cause alone, short: what a press called off records (`close called off: ...`).
     public var why: String {
         switch self {
-        case .relayBusy: return "the relay is still pressing"
+        case .stillPressing: return "the relay is still pressing"
         case .stale: return "it came more than \(Door.maxRequestAge.secondsRoundedUp) s late (garaged was held up)"
         case .sensorsContradict: return "both position switches report their end at once"
         case .alreadyThere(let p): return "the door is \(p.rawValue) already"
@@ -213,7 +214,7 @@ public enum PressRefusal: Equatable, Sendable {
         case .alreadyGoing(let end): return "already \(end == .open ? "opening" : "closing"): nothing pressed"
         case .alreadyWaiting: return why + ": nothing more pressed"
         case .notMoving: return why + ": nothing pressed"
-        case .relayBusy: return why + "; ask again in a moment"
+        case .stillPressing: return why + "; ask again in a moment"
         case .stale: return why + ", so it was not performed; send it again"
         case .sensorsContradict:
             return why + ", so garaged presses nothing until they agree; check their wiring (garage-pins status shows what each reads)"

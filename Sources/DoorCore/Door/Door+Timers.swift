@@ -61,9 +61,9 @@ extension Door {
         return events
     }
 
-    /// The relay finished the press this door decided; the next may be decided now (an
+    /// The drive (relay or opener) finished the press this door decided; the next may be decided now (an
     /// auto-close that fell due meanwhile, say).
-    public mutating func relayReleased(at now: Instant) -> [Event] {
+    public mutating func pressEnded(at now: Instant) -> [Event] {
         pressing = false
         return advance(to: now)
     }

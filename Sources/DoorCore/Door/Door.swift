@@ -244,7 +244,7 @@ public struct Door: Sendable, Equatable {
 
 
     /// The next instant at which `advance` has something to do, for the caller's timer (a
-    /// close waiting for the relay is woken by `relayReleased`, not by the timer).
+    /// close waiting for the relay is woken by `pressEnded`, not by the timer).
     public var nextDeadline: Instant? {
         // Asked every turn of the daemon's loop: the earliest of a few optionals, with nothing
         // allocated.

@@ -15,13 +15,13 @@ extension HAPSession {
     /// One route: its handler, and whether it needs a verified controller.
     struct Route: Sendable {
         var verifiedOnly: Bool
-        var handle: @Sendable (inout HAPSession, HTTPRequest, Turn) -> Void
+        var serve: @Sendable (inout HAPSession, HTTPRequest, Turn) -> Void
 
         static func open(_ handle: @escaping @Sendable (inout HAPSession, HTTPRequest, Turn) -> Void) -> Route {
-            Route(verifiedOnly: false, handle: handle)
+            Route(verifiedOnly: false, serve: handle)
         }
         static func verified(_ handle: @escaping @Sendable (inout HAPSession, HTTPRequest, Turn) -> Void) -> Route {
-            Route(verifiedOnly: true, handle: handle)
+            Route(verifiedOnly: true, serve: handle)
         }
     }
 
@@ -40,10 +40,10 @@ extension HAPSession {
     /// Answers one request by its route.
     mutating func route(_ r: HTTPRequest, _ turn: Turn) {
         let route = HAPSession.routes[RouteKey(r.method, r.path)]
-        if let route, !route.verifiedOnly { return route.handle(&self, r, turn) }
+        if let route, !route.verifiedOnly { return route.serve(&self, r, turn) }
         guard stream.isSecure, controller != nil else { return respond(json(470, ["status": -70411])) }
         guard let route else { return respond(HTTPResponse(status: 404)) }
-        route.handle(&self, r, turn)
+        route.serve(&self, r, turn)
     }
 
     // MARK: pairing
@@ -56,7 +56,7 @@ extension HAPSession {
     mutating func pairVerify(_ r: HTTPRequest, _ turn: Turn) {
         guard !stream.isSecure else { return respond(HTTPResponse(status: 400)) }
         guard mayExchangeKeys(r.body, turn) else { return }
-        let (reply, verified) = verify.handle(r.body, accessory: turn.accessory.state, crypto: turn.accessory.crypto)
+        let (reply, verified) = verify.step(r.body, accessory: turn.accessory.state, crypto: turn.accessory.crypto)
         respond(tlv(reply))
         guard let verified else { return }
         // The reply went out in the clear; everything after is framed. Bytes that came in the

@@ -45,7 +45,7 @@ public struct PairSetup: Sendable {
     /// address without the port: the peer a cooldown holds back); returns the reply body and
     /// what must be kept. While `canCountFailures` is false (a wrong code could not be kept), a
     /// new pair-setup is refused with Backoff: no code is tried that could not be counted.
-    public mutating func handle(_ body: [UInt8], connection: Int, peer: String = "", accessory: HAPAccessoryState,
+    public mutating func step(_ body: [UInt8], connection: Int, peer: String = "", accessory: HAPAccessoryState,
                                 crypto: any HAPCrypto, at now: Instant,
                                 canCountFailures: Bool = true) -> (reply: [UInt8], effect: Effect?) {
         guard let items = try? TLV8.decode(body), let state = items.firstValue(.state)?.first else {

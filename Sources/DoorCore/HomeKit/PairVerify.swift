@@ -19,7 +19,7 @@ public struct PairVerify: Sendable {
     public init() {}
 
     /// Handles one request body; on the M3 that proves a paired controller, also the session.
-    public mutating func handle(_ body: [UInt8], accessory: HAPAccessoryState, crypto: any HAPCrypto)
+    public mutating func step(_ body: [UInt8], accessory: HAPAccessoryState, crypto: any HAPCrypto)
         -> (reply: [UInt8], verified: Verified?) {
         guard let items = try? TLV8.decode(body), let state = items.firstValue(.state)?.first else {
             return (error(2, .unknown), nil)

@@ -8,7 +8,7 @@ public enum PairingsRequest {
         case remove(String)
     }
 
-    public static func handle(_ body: [UInt8], admin: Bool, state: HAPAccessoryState) -> (reply: [UInt8], change: Change?) {
+    public static func answer(_ body: [UInt8], admin: Bool, state: HAPAccessoryState) -> (reply: [UInt8], change: Change?) {
         guard let items = try? TLV8.decode(body), items.firstValue(.state) == [1],
               let method = items.firstValue(.method)?.first else { return (error(.unknown), nil) }
         guard admin else { return (error(.authentication), nil) }

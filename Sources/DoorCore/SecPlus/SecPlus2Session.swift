@@ -205,7 +205,7 @@ public struct SecPlus2Session: OpenerSession {
         guard !bytes.isEmpty else { return [] }
         markBusy(until: now)
         var events: [OpenerEvent] = []
-        for item in receiver.feed(bytes, at: now) { handle(item, at: now, &events) }
+        for item in receiver.feed(bytes, at: now) { take(item, at: now, &events) }
         return events
     }
 
@@ -213,7 +213,7 @@ public struct SecPlus2Session: OpenerSession {
     /// then its bytes), if any. The caller writes it and calls `wrote` before anything else.
     public mutating func due(at now: Instant) -> (events: [OpenerEvent], write: [UInt8]?) {
         var events: [OpenerEvent] = []
-        for item in receiver.expire(at: now) { handle(item, at: now, &events) }
+        for item in receiver.expire(at: now) { take(item, at: now, &events) }
         summarise(at: now, &events)
         keepCodesAhead(at: now, &events)
         askIfDue(at: now)
@@ -510,7 +510,7 @@ public struct SecPlus2Session: OpenerSession {
         return events
     }
 
-    private mutating func handle(_ item: SecPlus2Receiver.Item, at now: Instant, _ events: inout [OpenerEvent]) {
+    private mutating func take(_ item: SecPlus2Receiver.Item, at now: Instant, _ events: inout [OpenerEvent]) {
         switch item {
         case .packet(let packet, _):
             let from = SecPlus2ClientID(of: packet)

@@ -143,7 +143,7 @@ final class PairingAgent: @unchecked Sendable {
                 log.warning("bluetooth-management-refused", ["opcode": PairingAgent.hex(opcode),
                                                              "status": PairingWindow.reason(status)])
             }
-            run(window.handle(event, wall: EventRecord.now()))
+            run(window.apply(event, wall: EventRecord.now()))
         }
         run(window.tick(at: clock.now()))
         do { try bonds.saveSeen() } catch { log.warning("bonds-save-failed", ["error": error.description]) }

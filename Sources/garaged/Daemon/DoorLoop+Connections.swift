@@ -141,11 +141,10 @@ extension DoorLoop {
                     switch item {
                     case .refused(let reply, let why):
                         logRequest(connection.source, command: "?", result: reply, changed: false, extra: [("why", why)])
-                        connection.deliver([reply])
-                    case .request(let bytes, let receivedAt):
-                        connection.deliver(answer(DoorRequest(.line(bytes), from: connection.source, arrived: arrival(receivedAt)), to: connection))
-                    case .requests(let requests):
-                        connection.judged(requests.map { perform($0).accepted })
+                        connection.answered(Verdict(replies: [reply], accepted: false))
+                    case .request(var request, let receivedAt):
+                        if let receivedAt { request.arrived = arrival(receivedAt) }
+                        perform(request, answering: connection)
                     }
                 }
             }

@@ -8,46 +8,24 @@ extension DoorLoop {
     /// already), then the warning and the light switch, then the log, the history and the
     /// pushes to phones. A warning output that went on is confirmed to the door (its press
     /// waits a whole warning from then); one that could not be switched on calls its press off.
-    func carryOut(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
+    func enact(_ outcome: Controller.Outcome, summaryKey: String = "garaged", pressed: Bool = false) {
         if !pressed { for permit in outcome.presses { press(permit) } }
-        let index = outcome.doorIndex, outputs = doors[index].outputs
+        let index = outcome.doorIndex
         var warningFailed = false
         // With several doors, each line names the door it is about.
         let tag: [(String, String)] = doors.count > 1 ? [("door", controller.doors[index].id ?? String(index + 1))] : []
         let key = tag.first.map { " \($0.1)" } ?? ""
         for event in outcome.door {
+            // The door said what each effect is and which part carries it: the loop carries it.
+            if let effect = controller.effect(of: event, door: index), !carry(effect, of: index, tag, key: key) { warningFailed = true }
             switch event {
             case .press(let p):
                 // A press no request made just now: an auto-close, or a press its warning announced.
                 if outcome.replies.isEmpty {
                     log.info(p.reason == .autoClose ? "auto-close" : "press-after-warning", tag + [("press", p.reason.rawValue)])
                 }
-            case .warning(let on):
-                let drive = doors[index].drive
-                if controller.doors[index].door.timing.warningFlashesLight {
-                    // The door's settings say so (an opener, no warn output): its own light
-                    // flashes, and the warning counts from the first flash the drive wrote
-                    // (`carryOut(_:door:)`).
-                    if !flash(drive, on, tag) && on { warningFailed = true }
-                } else if outputs.set(.warning, on, log: log, tag) {
-                    if on { controller.warningShown(index, at: clock.now()) }
-                } else if on {
-                    warningFailed = true
-                }
             case .pressWarned(let p):
                 log.info("warning", tag + [("press", p.rawValue), ("after_s", String(controller.doors[index].door.timing.warning?.secondsRoundedUp ?? 0))])
-            case .light(let on):
-                let drive = doors[index].drive
-                if drive.switchesLight {
-                    // Once per burst: a channel can ask faster than the opener's queue drains.
-                    if !drive.ask(.light(on)) { logOncePerBurst(.warning, "light-failed", key: "light-failed\(key)", tag + [("why", DoorLoop.unaskable)]) }
-                } else {
-                    _ = outputs.set(.light, on, log: log, tag)
-                }
-            case .remotesLock(let locked):
-                if !doors[index].drive.ask(.remotesLocked(locked)) {
-                    logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
-                }
             case .moved(let position, let bySomeoneElse, let who):
                 let fields = tag + [("state", position.rawValue), ("by", bySomeoneElse ? who ?? "someone else (remote, button, hand)" : "garaged")]
                 if bySomeoneElse {
@@ -63,6 +41,8 @@ extension DoorLoop {
                 logOncePerBurst(.info, "press-cancelled", key: "cancelled\(key) \(p.rawValue)", tag + [("press", p.rawValue), ("why", why)])
             case .holdEnded:
                 log.info("hold-ended", tag)
+            case .warning, .light, .remotesLock:
+                continue  // carried: the drive or the output logs it
             }
         }
         // A request's own failed save is in its log line; time's (a failed close kept) here.
@@ -72,7 +52,36 @@ extension DoorLoop {
         record(outcome.records, summaryKey: summaryKey)
         if warningFailed {
             log.error("warning-failed", ["effect": "the press it was to announce is called off: nobody was warned"])
-            carryOut(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
+            enact(controller.warningFailed(index, at: clock.now(), wall: EventRecord.now()))
+        }
+    }
+
+    /// Carries one of the door's effects to the part the door named (a press is carried first,
+    /// by `press`); false when a warning that was to go on could not be shown.
+    private func carry(_ effect: DoorEffect, of index: Int, _ tag: [(String, String)], key: String) -> Bool {
+        let drive = doors[index].drive, outputs = doors[index].outputs
+        switch effect {
+        case .press:
+            return true
+        case .warning(let on, .openerLight):
+            // Its first flash is confirmed by the drive (`hear(_:door:)`).
+            return flash(drive, on, tag) || !on
+        case .warning(let on, .output):
+            guard outputs.set(.warning, on, log: log, tag) else { return !on }
+            if on { controller.warningShown(index, at: clock.now()) }
+            return true
+        case .light(let on, .opener):
+            // Once per burst: a channel can ask faster than the opener's queue drains.
+            if !drive.ask(.light(on)) { logOncePerBurst(.warning, "light-failed", key: "light-failed\(key)", tag + [("why", DoorLoop.unaskable)]) }
+            return true
+        case .light(let on, .wired):
+            outputs.set(.light, on, log: log, tag)
+            return true
+        case .remotesLock(let locked):
+            if !drive.ask(.remotesLocked(locked)) {
+                logOncePerBurst(.warning, "remotes-failed", key: "remotes-failed\(key)", tag + [("why", DoorLoop.unaskable)])
+            }
+            return true
         }
     }
 
@@ -94,11 +103,11 @@ extension DoorLoop {
     /// Reads and writes a door's own wire (an opener's) now, and tells the door what it said and
     /// what was written.
     func serveDrive(of door: Int) {
-        carryOut(doors[door].drive.serve(), door: door)
+        hear(doors[door].drive.serve(), door: door)
     }
 
     /// What a door's opener said, and what its drive wrote or could not, to the door and the log.
-    func carryOut(_ events: [OpenerEvent], door: Int) {
+    func hear(_ events: [OpenerEvent], door: Int) {
         guard !events.isEmpty else { return }
         let tag: [(String, String)] = [("door", controller.doors[door].id ?? String(door + 1))]
         let now = clock.now(), wall = EventRecord.now()
@@ -109,11 +118,11 @@ extension DoorLoop {
                 let fields = tag + [("state", state.description), ("obstructed", obstructed ? "yes" : "no"), ("light", light ? "on" : "off"),
                                     ("locked", locked ? "yes" : "no")]
                 logOncePerBurst(.info, "opener-status", key: "opener-status " + fields.map(\.1).joined(separator: " "), fields)
-                carryOut(controller.openerReported(state, obstructed: obstructed, light: light, remotesLocked: locked, of: door, at: now, wall: wall))
+                enact(controller.openerReported(state, obstructed: obstructed, light: light, remotesLocked: locked, of: door, at: now, wall: wall))
             case .answering(let answering):
-                carryOut(controller.openerAnswered(answering, of: door, at: now, wall: wall))
+                enact(controller.openerAnswered(answering, of: door, at: now, wall: wall))
             case .off(let why):
-                carryOut(controller.openerOff(why, of: door, at: now, wall: wall))
+                enact(controller.openerOff(why, of: door, at: now, wall: wall))
             case .openings(let count):
                 controller.openerCounted(openings: count, of: door)
             case .identified(let identity):
@@ -125,16 +134,16 @@ extension DoorLoop {
             case .battery(let battery):
                 controller.openerReported(battery: battery, of: door)
             case .pressOver:
-                carryOut(controller.relayReleased(door, at: now, wall: wall))
+                enact(controller.pressEnded(door, at: now, wall: wall))
             case .pressNotSent(let permit, let why):
-                carryOut(controller.pressNotSent(permit, why: why, at: now, wall: wall))
+                enact(controller.pressNotSent(permit, why: why, at: now, wall: wall))
             case .warningShown(let at):
                 log.info("warning", (doors.count > 1 ? tag : []) + [("output", "on"), ("shown_by", "the opener's light, flashing")])
                 controller.warningShown(door, at: at)
             case .warningFailed(let why):
                 log.error("warning-failed", (doors.count > 1 ? tag : []) + [("output", "the opener's light"), ("error", why),
                                                                            ("effect", "the press it was to announce is called off: nobody was warned")])
-                carryOut(controller.warningFailed(door, at: now, wall: wall))
+                enact(controller.warningFailed(door, at: now, wall: wall))
             case .note(let note):
                 let level: Logger.Level = switch note.level {
                 case .info: .info
@@ -184,7 +193,7 @@ extension DoorLoop {
         // A refusal is logged by the drive, with its reason.
         let drive = doors[permit.door].drive
         guard drive.carryOut(permit, deadline: deadline ?? clock.now() + Door.maxRequestAge) else {
-            carryOut(controller.relayReleased(permit.door, at: clock.now(), wall: EventRecord.now()))
+            enact(controller.pressEnded(permit.door, at: clock.now(), wall: EventRecord.now()))
             return
         }
         // A drive with a wire of its own writes the press now, on this turn.
@@ -195,7 +204,7 @@ extension DoorLoop {
     /// saw them.
     func readSwitch(_ input: any SwitchInput, of door: Int) {
         for edge in input.edges() {
-            carryOut(controller.sensor(input.which, of: door, active: edge.active, at: edge.at, wall: EventRecord.now()))
+            enact(controller.sensor(input.which, of: door, active: edge.active, at: edge.at, wall: EventRecord.now()))
         }
     }
 }

@@ -7,40 +7,48 @@ import Glibc
 /// The loop's requests: judged by the controller, carried out, answered, logged; and the
 /// answers the loop gives itself (the history, followers).
 extension DoorLoop {
-    /// Every request, from every channel, on one path: judged by the controller (its age, then
-    /// what it asks, every press through the door's gate), its presses carried out first, then
-    /// what the history keeps of it, the outputs, records and pushes. Channels that answer for
-    /// themselves (HomeKit, Home Assistant) are logged here; a line is logged once its replies
-    /// are made (`answer`), since a query's replies are the loop's own.
-    func perform(_ request: DoorRequest) -> Controller.Outcome {
+    /// Every request, from every source, on one path: a connection's line or write, Home
+    /// Assistant's command, the door's own timers (`timers`). Judged by the controller (its age,
+    /// then what it asks, every press through the door's gate), its presses carried out first,
+    /// then accounted for once (`Controller.account`: the history, who opened), its effects
+    /// carried, its replies made (the loop's own for a query), its log line written, and its
+    /// verdict given to the `connection` that asked, when one did.
+    @discardableResult
+    func perform(_ request: DoorRequest, answering connection: Connection? = nil) -> Controller.Outcome {
         // The press goes out before the controller writes what the history keeps of it.
         let judged = controller.judge(request, at: clock.now(), wall: EventRecord.now())
         // A press that cannot be on the wire within the request's age limit is never sent.
         let deadline = (request.arrived ?? clock.now()) + Door.maxRequestAge
         for case .press(let permit) in judged.outcome.door { press(permit, deadline: deadline) }
         let outcome = controller.account(judged)
-        carryOut(outcome, summaryKey: request.source.summaryKey, pressed: true)
-        if case .line = request.ask { return outcome }
-        if outcome.nothingToShow {
-            // Neither a light nor a warning is wired: the log line is all identify shows.
-            logOncePerBurst(.info, "identify", key: "identify \(request.source.summaryKey)",
-                            [("source", request.source.description), ("shown", "no light or warning is wired: this line only")])
-            return outcome
-        }
-        logRequest(request.source, outcome, result: outcome.result)
+        enact(outcome, summaryKey: request.source.summaryKey, pressed: true)
+        let replies = connection.map { answer(outcome, to: $0) } ?? outcome.replies
+        logRequest(request, outcome, replies: replies)
+        connection?.answered(Verdict(replies: replies, accepted: outcome.accepted))
         return outcome
     }
 
-    /// A protocol line, performed and answered: the controller's replies, or the loop's own for
-    /// a query; then its log line.
-    func answer(_ request: DoorRequest, to connection: Connection) -> [Reply] {
-        let outcome = perform(request)
-        let replies = answer(outcome, to: connection)
-        // A query the loop answered itself logs its own verdict: its refusal, or OK.
-        let result = outcome.query == nil ? outcome.result
-            : replies.first { if case .error = $0 { return true } else { return false } } ?? .ok
-        logRequest(request.source, outcome, result: result)
-        return replies
+    /// Who asks when time passes for a door (auto-close, a hold or a warning running out, the
+    /// light, "left open"): its repeats are summarised under `garaged`, as every press the
+    /// door made itself always was.
+    static let timers = RequestSource("garaged's timers", channel: nil, summaryKey: "garaged")
+
+    /// A performed request's log line: none for the timers (their presses and moves have their
+    /// own lines); identify with nothing to show once per burst; a query the loop answered
+    /// itself with its own verdict (its refusal, or OK).
+    private func logRequest(_ request: DoorRequest, _ outcome: Controller.Outcome, replies: [Reply]) {
+        switch request.ask {
+        case .time:
+            return
+        case .identify where outcome.nothingToShow:
+            // Neither a light nor a warning is wired: the log line is all identify shows.
+            logOncePerBurst(.info, "identify", key: "identify \(request.source.summaryKey)",
+                            [("source", request.source.description), ("shown", "no light or warning is wired: this line only")])
+        default:
+            let result = outcome.query == nil ? outcome.result
+                : replies.first { if case .error = $0 { return true } else { return false } } ?? .ok
+            logRequest(request.source, outcome, result: result)
+        }
     }
 
     /// When a request stamped `receivedAt` (CLOCK_REALTIME ns) arrived, on the loop's clock.

@@ -186,7 +186,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             if fds[0].revents != 0 {
                 inbox.wake.drain()
                 let relays = inbox.takeRelays()
-                carryOutRelays(released: relays.released, overruns: relays.overruns)
+                hearRelays(released: relays.released, overruns: relays.overruns)
             }
             var switchMoved = false
             for (k, pfd) in fds.enumerated() where pfd.revents != 0 {
@@ -212,7 +212,7 @@ final class DoorLoop: Service, @unchecked Sendable {
             if switchMoved || due.map({ $0 <= clock.now() }) ?? false {
                 for i in controller.doors.indices {
                     if controller.isDue(i, at: clock.now()) {
-                        carryOut(controller.tick(i, at: clock.now(), wall: EventRecord.now()))
+                        perform(DoorRequest(.time(door: i), from: DoorLoop.timers, arrived: nil))
                     }
                 }
             }
@@ -309,9 +309,9 @@ final class DoorLoop: Service, @unchecked Sendable {
     }
 
     /// What the relays reported, each door in turn: overruns (faults), then releases.
-    private func carryOutRelays(released: [Int: Int], overruns: [Int: Int]) {
-        for door in overruns.keys.sorted() { carryOut(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
-        for door in released.keys.sorted() { carryOut(controller.relayReleased(door, at: clock.now(), wall: EventRecord.now())) }
+    private func hearRelays(released: [Int: Int], overruns: [Int: Int]) {
+        for door in overruns.keys.sorted() { enact(controller.relayFault(door, at: clock.now(), wall: EventRecord.now())) }
+        for door in released.keys.sorted() { enact(controller.pressEnded(door, at: clock.now(), wall: EventRecord.now())) }
     }
 
     /// Applies what other threads handed over; false once the loop should stop.
@@ -323,8 +323,8 @@ final class DoorLoop: Service, @unchecked Sendable {
             pausedListeners[fd] = nil
         }
         for (name, status) in p.channels { channels[name] = status }
-        carryOutRelays(released: p.released, overruns: p.overruns)
-        for request in p.requests { _ = perform(request) }
+        hearRelays(released: p.released, overruns: p.overruns)
+        for request in p.requests { perform(request) }
         for (r, key) in p.records { record([r], summaryKey: key) }
         for news in p.followerNews {
             for c in followers(of: news.topic) { c.deliver([.record(news.record)]) }

@@ -12,9 +12,6 @@ protocol DoorDrive: Service, AnyObject, Sendable {
     /// cannot (another door's permit, one under way, stopping): the loop then tells the door
     /// the press is over, so it never waits for a release that will not come.
     func carryOut(_ permit: PressPermit) -> Bool
-    /// Whether the drive switches the door's light itself (an opener's own light), rather than
-    /// a wired output.
-    var switchesLight: Bool { get }
     /// The same, for a drive that may have to wait before the press is out (an opener's wire
     /// busy): a press not written by `deadline` is never written, and `serve` says so.
     func carryOut(_ permit: PressPermit, deadline: Instant) -> Bool
@@ -32,7 +29,6 @@ protocol DoorDrive: Service, AnyObject, Sendable {
 }
 
 extension DoorDrive {
-    var switchesLight: Bool { false }
     func carryOut(_ permit: PressPermit, deadline: Instant) -> Bool { carryOut(permit) }
     func ask(_ setting: OpenerSetting) -> Bool { false }
     var pollFD: Int32? { nil }

@@ -64,8 +64,6 @@ final class SerialOpenerDrive: DoorDrive, @unchecked Sendable {
         return true
     }
 
-    var switchesLight: Bool { true }
-
     var pollFD: Int32? { port.fd >= 0 ? port.fd : nil }
 
     var nextWake: Instant? {

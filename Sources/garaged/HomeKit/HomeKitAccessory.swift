@@ -115,7 +115,7 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
             failureUnsaved = false
             log.info("homekit-failures-saved", ["failures": String(state.failedSetups), "effect": "pair-setup is open again"])
         }
-        let (reply, effect) = setup.handle(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
+        let (reply, effect) = setup.step(body, connection: connection, peer: HomeKitAccessory.address(of: peer), accessory: state,
                                            crypto: crypto, at: now, canCountFailures: !failureUnsaved)
         switch effect {
         case .failed?:
@@ -143,7 +143,7 @@ final class HomeKitAccessory: HAPAccessoryModel, DoorSubscriber, @unchecked Send
     /// `POST /pairings` from the verified controller `by` (`admin`: whether it is one): the
     /// reply. A change is saved before it goes, then logged and recorded in the history.
     func pairings(_ body: [UInt8], by controller: String, admin: Bool) -> [UInt8] {
-        let (reply, asked) = PairingsRequest.handle(body, admin: admin, state: state)
+        let (reply, asked) = PairingsRequest.answer(body, admin: admin, state: state)
         switch asked {
         case .add(let p)?:
             guard change("pairing added", { _ = $0.add(p) }) else { return PairingsRequest.error(.unknown) }

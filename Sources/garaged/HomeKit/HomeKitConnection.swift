@@ -6,7 +6,8 @@ import Glibc
 /// One HomeKit controller's TCP connection: the bearer of an `HAPSession`, as `ATTConnection` is
 /// of an `ATTServer`. It hands the session the bytes it reads with when they arrived at the
 /// latest (the socket's empty mark: TCP stamps merged segments with the newest); it sends what the session says, hands the loop the session's door requests
-/// (`Incoming.requests`) and gives it back the verdicts (`judged`). Its output has its own bounded
+/// (`Incoming.request`, one each) and answers the message once the loop gave back the verdict of
+/// each (`answered`). Its output has its own bounded
 /// queue, so a controller that stops reading is dropped without holding up anyone.
 final class HomeKitConnection: Connection {
     static let maxQueuedBytes = 256 * 1024
@@ -22,6 +23,10 @@ final class HomeKitConnection: Connection {
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Why the connection broke (its session's frames, the socket, a peer that stopped reading).
     private var failure: String?
+    /// The verdicts on the requests of the message being answered, so far, and how many it has:
+    /// one response answers them all.
+    private var verdicts: [Bool] = []
+    private var awaiting = 0
 
     init(fd: Int32, id: Int, peer: String, accessory: HomeKitAccessory, clock: any MonotonicClock, arrivals: Arrivals) {
         self.fd = fd
@@ -71,21 +76,28 @@ final class HomeKitConnection: Connection {
     /// The next whole request's handling; nil when none is complete.
     private func next() -> [Incoming]? {
         guard failure == nil, let output = session.next(at: clock.now(), accessory: accessory) else { return nil }
-        return carryOut(output)
+        return act(on: output)
     }
 
-    func judged(_ accepted: [Bool]) {
-        _ = carryOut(session.judged(accepted, accessory: accessory))
+    func answered(_ verdict: Verdict) {
+        verdicts.append(verdict.accepted)
+        guard verdicts.count == awaiting else { return }
+        let accepted = verdicts
+        verdicts = []
+        awaiting = 0
+        _ = act(on: session.judged(accepted, accessory: accessory))
     }
 
     /// Sends what the session said, tells the other sessions what it asks, and closes the
     /// sessions whose pairing its request removed (only now: none is answering any more).
-    private func carryOut(_ output: HAPSession.Output) -> [Incoming] {
+    private func act(on output: HAPSession.Output) -> [Incoming] {
         send(output.bytes)
         if let why = session.failure { fail(why) }
         for changed in output.othersToTell { accessory.tell(changed, except: self) }
         accessory.closeUnpaired()
-        return output.requests.isEmpty ? [] : [.requests(output.requests)]
+        awaiting = output.requests.count
+        verdicts = []
+        return output.requests.map { .request($0) }
     }
 
     // MARK: writing

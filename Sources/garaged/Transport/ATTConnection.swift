@@ -63,16 +63,16 @@ final class ATTConnection: Connection {
             let receivedAt = arrivals.arrival(of: pdu.count, stamp: stamp)
             if server.needsLinkSecurity, let opcode = pdu.first.flatMap(ATTOpcode.init(rawValue:)),
                opcode == .writeRequest || opcode == .writeCommand { inspectLink() }
-            let output = server.handle(pdu)
+            let output = server.answer(pdu)
             if output.malformed { countGarbage("malformed PDUs") }
             guard let command = output.command else {
                 if let response = output.response { send(response) }
                 return .packet([])
             }
-            // The write's response goes out with the command's replies (`deliver`), after the
+            // The write's response goes out with the command's replies (`answered`), after the
             // command was judged and its press started.
             pendingResponse = output.response
-            return .packet([.request(command, receivedAt: receivedAt)])
+            return .packet([.request(DoorRequest(.line(command), from: source, arrived: nil), receivedAt: receivedAt)])
         }
     }
 

@@ -25,7 +25,8 @@ protocol Connection: DoorSubscriber {
     /// `polled`: when this turn's wait began (CLOCK_REALTIME ns); a read that finds the socket
     /// empty marks it so at that moment, before the read, so whatever comes later arrived after.
     func receive(hungUp: Bool, polled: Int64) -> Received
-    /// Sends the replies to one request (or queues what the socket cannot take yet).
+    /// Sends records nobody asked for just now (what a follower follows, a window's news), or
+    /// queues what the socket cannot take yet. A request's answer goes by `answered`.
     func deliver(_ replies: [Reply])
     /// Writes queued replies, never blocking.
     func flush()
@@ -34,8 +35,9 @@ protocol Connection: DoorSubscriber {
     /// When what it reads arrived: the kernel's stamps, or the socket's empty mark, which the
     /// loop keeps up to date (every turn that polled the socket and found nothing to read).
     var arrivals: Arrivals { get set }
-    /// The loop's verdicts on the `requests` a packet carried, in order (true: accepted).
-    func judged(_ accepted: [Bool])
+    /// The loop's verdict on one request it handed over (`Incoming.request`), in the order
+    /// they came: the one way every connection is answered.
+    func answered(_ verdict: Verdict)
     /// How far the peer has proved who it is: a stranger (a HomeKit connection before
     /// pair-verify) only ever pushes out another stranger, so strangers opening connections never
     /// push out the controllers that hold idle sessions for days, the phones, or the shell.
@@ -59,7 +61,8 @@ protocol Connection: DoorSubscriber {
 extension Connection {
     /// The connection as the budget of places sees it.
     var holder: ConnectionBudget.Holder { ConnectionBudget.Holder(pool: pool, standing: standing, lastHeard: lastHeard) }
-    func judged(_ accepted: [Bool]) {}
+    /// A connection that answers in records sends the verdict's replies.
+    func answered(_ verdict: Verdict) { deliver(verdict.replies) }
     var standing: ConnectionBudget.Standing { .proven }
     var pool: ConnectionBudget.Pool { .remote }
     var mayHaveMore: Bool { false }
@@ -81,14 +84,21 @@ enum Received {
 
 /// What a connection found in what it read.
 enum Incoming {
-    /// Request bytes for the controller (one socket line, one ATT write), and when they arrived
-    /// at the latest (ns since the epoch, CLOCK_REALTIME: `Arrivals`).
-    case request([UInt8], receivedAt: Int64)
+    /// One request, whatever carries it (a socket line, an ATT write, one of HomeKit's writes):
+    /// the loop judges it and gives its verdict back with `Connection.answered`. `receivedAt`,
+    /// when the transport has the kernel's stamp (ns since the epoch, CLOCK_REALTIME:
+    /// `Arrivals`), is when it arrived at the latest; the loop reads it on its own clock.
+    case request(DoorRequest, receivedAt: Int64? = nil)
     /// A request refused by the transport itself (e.g. a socket line over 64 bytes).
     case refused(Reply, why: String)
-    /// Requests from a front end that answers them itself (HomeKit's writes), judged in order;
-    /// the loop gives the verdicts back with `Connection.judged`.
-    case requests([DoorRequest])
+}
+
+/// The loop's answer to one request a connection handed it.
+struct Verdict {
+    /// The replies for the request's wire: the controller's, or the loop's own for a query.
+    var replies: [Reply]
+    /// True when the request was done (HomeKit answers 204, or its error status).
+    var accepted: Bool
 }
 
 /// A socket that new connections arrive on. Made on one thread (the Bluetooth supervisor makes

@@ -110,7 +110,7 @@ final class LocalClient: Connection {
             let maxLength = framer.maxLength
             framer.packet(bytes) { item in
                 switch item {
-                case .line(let line): incoming.append(.request(line, receivedAt: receivedAt))
+                case .line(let line): incoming.append(.request(DoorRequest(.line(line), from: source, arrived: nil), receivedAt: receivedAt))
                 case .tooLong: incoming.append(.refused(.error(.format), why: "line longer than \(maxLength) bytes"))
                 }
             }

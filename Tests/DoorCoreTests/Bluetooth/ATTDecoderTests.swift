@@ -109,7 +109,7 @@ final class ATTDecoderTests: XCTestCase {
             XCTAssertEqual(decodeError(pdu), .invalidPDU(opcode: opcode), pdu)
             // The server answers a malformed request with Invalid PDU at handle 0x0000.
             var server = garageServer()
-            let out = server.handle(wire(pdu))
+            let out = server.answer(wire(pdu))
             XCTAssertEqual(out.response, [0x01, opcode, 0, 0, 0x04], pdu)
             XCTAssertTrue(out.malformed, pdu)
         }
@@ -118,8 +118,8 @@ final class ATTDecoderTests: XCTestCase {
         XCTAssertNil(ATTDecodeError.invalidPDU(opcode: 0x52).errorResponse)
         XCTAssertEqual(decodeError("1E 00"), .invalidPDU(opcode: 0x1E))
         var server = garageServer()
-        XCTAssertNil(server.handle(wire("52 0C")).response)
-        XCTAssertNil(server.handle(wire("1E 00")).response)
+        XCTAssertNil(server.answer(wire("52 0C")).response)
+        XCTAssertNil(server.answer(wire("1E 00")).response)
     }
 
     func testBadHandleRangesAreInvalidHandleAtTheStartingHandle() {
@@ -129,7 +129,7 @@ final class ATTDecoderTests: XCTestCase {
         XCTAssertEqual(decodeError("08 10 00 0F 00 03 28"), .invalidHandleRange(opcode: 0x08, start: 16))
         XCTAssertEqual(decodeError("10 00 00 00 00 00 28"), .invalidHandleRange(opcode: 0x10, start: 0))
         var server = garageServer()
-        XCTAssertEqual(server.handle(wire("08 10 00 0F 00 03 28")).response, wire("01 08 10 00 01"))
+        XCTAssertEqual(server.answer(wire("08 10 00 0F 00 03 28")).response, wire("01 08 10 00 01"))
         // start == end is a valid range of one handle.
         XCTAssertNil(decodeError("04 0F 00 0F 00"))
     }
@@ -138,24 +138,24 @@ final class ATTDecoderTests: XCTestCase {
         var server = garageServer()
         // Requests this server does not implement, and unknown opcodes with bit 6 clear.
         for op: UInt8 in [0x16, 0x18, 0x20, 0x30, 0x3F, 0x14, 0x00] {
-            let out = server.handle([op, 0x01, 0x00])
+            let out = server.answer([op, 0x01, 0x00])
             XCTAssertEqual(out.response, [0x01, op, 0, 0, 0x06], "\(op)")
             XCTAssertFalse(out.malformed)
         }
         // Commands (bit 6 set) it does not know or support: silence.
         for op: UInt8 in [0xD2, 0x40, 0x7F, 0xFF, 0x53] {
-            let out = server.handle([op, 0x0C, 0x00])
+            let out = server.answer([op, 0x0C, 0x00])
             XCTAssertNil(out.response, "\(op)")
             XCTAssertFalse(out.malformed)
         }
         // Server-to-client PDUs arriving at the server: not requests, ignored, counted as garbage.
         for op: UInt8 in [0x01, 0x03, 0x05, 0x0B, 0x13, 0x1B, 0x1D, 0x23] {
-            let out = server.handle([op, 0x00])
+            let out = server.answer([op, 0x00])
             XCTAssertNil(out.response, "\(op)")
             XCTAssertTrue(out.malformed)
         }
-        XCTAssertNil(server.handle([]).response)
-        XCTAssertTrue(server.handle([]).malformed)
+        XCTAssertNil(server.answer([]).response)
+        XCTAssertTrue(server.answer([]).malformed)
     }
 
     func testOpcodeKindsFollowTheCommandBit() {

@@ -15,12 +15,12 @@ final class ATTLinkSecurityTests: XCTestCase {
     func testOnAnOpenLinkAStrangerIsToldToPairAndNothingIsWritten() {
         var s = pairedServer()
         // Write Request to 6E400002's value: Error Response, Insufficient Authentication (0x05).
-        let write = s.handle(wire("12 0C 00 31 32 33 34 35 4F 3D 31"))
+        let write = s.answer(wire("12 0C 00 31 32 33 34 35 4F 3D 31"))
         XCTAssertEqual(write.response.map { Hex.string($0) }, spaced("01 12 0C 00 05"))
         XCTAssertNil(write.command, "no command may come out of an unpaired write")
         XCTAssertFalse(write.malformed, "a security refusal is not garbage")
         // Write Command: never a response, and no command.
-        let command = s.handle(wire("52 0C 00 31 32 33 34 35 4F 3D 31"))
+        let command = s.answer(wire("52 0C 00 31 32 33 34 35 4F 3D 31"))
         XCTAssertEqual(command, ATTServer.Output())
         // The CCCD: refused the same way, and notifications stay off.
         XCTAssertEqual(s.respond("12 0F 00 01 00"), spaced("01 12 0F 00 05"))
@@ -51,7 +51,7 @@ final class ATTLinkSecurityTests: XCTestCase {
             for bonded in [false, true] {
                 var s = pairedServer(LinkSecurity(level: level, keySize: 16, bonded: bonded))
                 XCTAssertEqual(s.respond("12 0C 00 31 32 33 34 35 4F 3D 31"), spaced("01 12 0C 00 05"), "\(level) bonded \(bonded)")
-                XCTAssertNil(s.handle(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command)
+                XCTAssertNil(s.answer(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command)
             }
         }
     }
@@ -72,16 +72,16 @@ final class ATTLinkSecurityTests: XCTestCase {
         var s = pairedServer(sc)
         XCTAssertEqual(s.respond("12 0F 00 01 00"), "13")
         XCTAssertTrue(s.notificationsEnabled)
-        let write = s.handle(wire("12 0C 00 31 32 33 34 35 4F 3D 31"))
+        let write = s.answer(wire("12 0C 00 31 32 33 34 35 4F 3D 31"))
         XCTAssertEqual(write.response, [0x13])
         XCTAssertEqual(write.command, Array("12345O=1".utf8))
-        XCTAssertEqual(s.handle(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command, Array("12345O=1".utf8))
+        XCTAssertEqual(s.answer(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command, Array("12345O=1".utf8))
     }
 
     func testOpenModeIgnoresTheLinkAndKeepsTheBooksDatabaseByteForByte() {
         var s = ATTServer(gatt: try! GarageGATT())
         XCTAssertFalse(s.needsLinkSecurity)
-        XCTAssertEqual(s.handle(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command, Array("12345O=1".utf8))
+        XCTAssertEqual(s.answer(wire("52 0C 00 31 32 33 34 35 4F 3D 31")).command, Array("12345O=1".utf8))
         XCTAssertEqual(s.respond("12 0F 00 01 00"), "13")
         let open = try! GarageGATT().database.attributes
         let paired = try! GarageGATT(security: .paired).database.attributes

@@ -14,7 +14,7 @@ final class ATTServerDiscoveryTests: XCTestCase {
         // Continue from the last end handle + 1.
         XCTAssertEqual(s.respond("10 0A 00 FF FF 00 28"), spaced("11 14  0A 00 0F 00 " + UART.service))
         XCTAssertEqual(s.respond("10 10 00 FF FF 00 28"), spaced("01 10 10 00 0A"))
-        XCTAssertFalse(s.handle(wire("10 10 00 FF FF 00 28")).malformed,
+        XCTAssertFalse(s.answer(wire("10 10 00 FF FF 00 28")).malformed,
                        "Attribute Not Found is how discovery ends, not garbage")
 
         // Characteristics of the UART service: one 21-octet entry fills the 23-octet MTU exactly.
@@ -29,7 +29,7 @@ final class ATTServerDiscoveryTests: XCTestCase {
         XCTAssertFalse(s.notificationsEnabled)
         XCTAssertEqual(s.respond("12 0F 00 01 00"), "13")
         XCTAssertTrue(s.notificationsEnabled)
-        let out = s.handle(wire("52 0C 00 31 32 33 34 35 4F 3D 31"))
+        let out = s.answer(wire("52 0C 00 31 32 33 34 35 4F 3D 31"))
         XCTAssertNil(out.response)
         XCTAssertEqual(out.command, Array("12345O=1".utf8))
         XCTAssertEqual(CommandCodec.decode(out.command!), .success(Request(pin: pin("12345"), command: .open)))
@@ -64,7 +64,7 @@ final class ATTServerDiscoveryTests: XCTestCase {
         XCTAssertEqual(s.respond("06 10 00 FF FF 00 28 " + UART.service), spaced("01 06 10 00 0A"))
         XCTAssertEqual(s.respond("06 01 00 FF FF 00 28 00 18"), spaced("07 01 00 05 00"))
         // A 20-octet command by Write Request is fine at any MTU.
-        let out = s.handle(wire("12 0C 00") + [UInt8](repeating: 0x41, count: 20))
+        let out = s.answer(wire("12 0C 00") + [UInt8](repeating: 0x41, count: 20))
         XCTAssertEqual(out, ATTServer.Output(response: [0x13], command: [UInt8](repeating: 0x41, count: 20)))
     }
 
@@ -118,11 +118,11 @@ final class ATTServerDiscoveryTests: XCTestCase {
         let name = "Garage on Rosemary Lane, north side"  // 35 octets
         var s = garageServer(name: name)
         let bytes = Array(name.utf8)
-        XCTAssertEqual(s.handle(wire("0A 03 00")).response, [0x0B] + bytes.prefix(22))
-        XCTAssertEqual(s.handle(wire("0C 03 00 16 00")).response, [0x0D] + bytes[22...])
-        XCTAssertEqual(s.handle(wire("0C 03 00 23 00")).response, [0x0D])
+        XCTAssertEqual(s.answer(wire("0A 03 00")).response, [0x0B] + bytes.prefix(22))
+        XCTAssertEqual(s.answer(wire("0C 03 00 16 00")).response, [0x0D] + bytes[22...])
+        XCTAssertEqual(s.answer(wire("0C 03 00 23 00")).response, [0x0D])
         // Read By Type cuts each value to ATT_MTU-4 = 19 octets.
-        XCTAssertEqual(s.handle(wire("08 01 00 FF FF 00 2A")).response, [0x09, 0x15, 0x03, 0x00] + bytes.prefix(19))
+        XCTAssertEqual(s.answer(wire("08 01 00 FF FF 00 2A")).response, [0x09, 0x15, 0x03, 0x00] + bytes.prefix(19))
     }
 
     func testEachConnectionHasItsOwnState() {

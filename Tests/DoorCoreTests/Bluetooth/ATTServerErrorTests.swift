@@ -90,15 +90,15 @@ final class ATTServerErrorTests: XCTestCase {
         XCTAssertEqual(s.respond("20 03 00 05 00"), spaced("01 20 00 00 06"))
         XCTAssertEqual(s.respond("3F 01 02"), spaced("01 3F 00 00 06"))
         // Signed Write Command and unknown commands: no response at all, and no command.
-        XCTAssertEqual(s.handle(wire("D2 0C 00 31 32 33 34 35 4F 3D 31 00 00 00 00 00 00 00 00 00 00 00 00")),
+        XCTAssertEqual(s.answer(wire("D2 0C 00 31 32 33 34 35 4F 3D 31 00 00 00 00 00 00 00 00 00 00 00 00")),
                        ATTServer.Output())
-        XCTAssertEqual(s.handle(wire("7F 00")), ATTServer.Output())
+        XCTAssertEqual(s.answer(wire("7F 00")), ATTServer.Output())
         // Confirmations (no indication pending): silence. Server-side PDUs and empty PDUs:
         // silence too, and they count as garbage (no conforming client sends them).
-        XCTAssertEqual(s.handle(wire("1E")), ATTServer.Output())
-        XCTAssertEqual(s.handle(wire("1B 0E 00 4F 4B")), ATTServer.Output(malformed: true))
-        XCTAssertEqual(s.handle(wire("01 0A 03 00 01")), ATTServer.Output(malformed: true))
-        XCTAssertEqual(s.handle([]), ATTServer.Output(malformed: true))
+        XCTAssertEqual(s.answer(wire("1E")), ATTServer.Output())
+        XCTAssertEqual(s.answer(wire("1B 0E 00 4F 4B")), ATTServer.Output(malformed: true))
+        XCTAssertEqual(s.answer(wire("01 0A 03 00 01")), ATTServer.Output(malformed: true))
+        XCTAssertEqual(s.answer([]), ATTServer.Output(malformed: true))
     }
 
     func testPDUsLongerThanTheMTU() {
@@ -107,7 +107,7 @@ final class ATTServerErrorTests: XCTestCase {
         XCTAssertEqual(s.respond("06 01 00 FF FF 00 28 " + UART.service + " 00"), spaced("01 06 00 00 04"))
         // Eleven handles: 23 octets fits, twelve (25) does not.
         let eleven = "0E" + String(repeating: " 03 00", count: 11)
-        XCTAssertEqual(s.handle(wire(eleven)).response?.first, 0x0F)
+        XCTAssertEqual(s.answer(wire(eleven)).response?.first, 0x0F)
         XCTAssertEqual(s.respond(eleven + " 03 00"), spaced("01 0E 00 00 04"))
         // After the exchange, the larger MTU applies.
         XCTAssertEqual(s.respond("02 B9 00"), spaced("03 F7 00"))

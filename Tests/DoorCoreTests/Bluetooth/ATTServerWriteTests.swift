@@ -39,38 +39,38 @@ final class ATTServerWriteTests: XCTestCase {
     func testCommandWritesByRequestAndByCommand() {
         var s = garageServer()
         let open = Array("12345O=1".utf8)
-        XCTAssertEqual(s.handle(wire("12 0C 00") + open), ATTServer.Output(response: [0x13], command: open))
-        XCTAssertEqual(s.handle(wire("52 0C 00") + open), ATTServer.Output(command: open))
+        XCTAssertEqual(s.answer(wire("12 0C 00") + open), ATTServer.Output(response: [0x13], command: open))
+        XCTAssertEqual(s.answer(wire("52 0C 00") + open), ATTServer.Output(command: open))
         // An empty write is still one write; CommandCodec answers ERR FORMAT for it.
-        XCTAssertEqual(s.handle(wire("52 0C 00")), ATTServer.Output(command: []))
+        XCTAssertEqual(s.answer(wire("52 0C 00")), ATTServer.Output(command: []))
         // Exactly ATT_MTU-3 = 20 octets is the book's limit and passes.
         let twenty = [UInt8](repeating: 0x31, count: 20)
-        XCTAssertEqual(s.handle(wire("52 0C 00") + twenty), ATTServer.Output(command: twenty))
+        XCTAssertEqual(s.answer(wire("52 0C 00") + twenty), ATTServer.Output(command: twenty))
     }
 
     func testOverlongWritesAreRefusedNeverTruncated() {
         var s = garageServer()
         let long = [UInt8](repeating: 0x31, count: 21)
         // Write Request: Invalid Attribute Value Length at the handle, and no command.
-        XCTAssertEqual(s.handle(wire("12 0C 00") + long), ATTServer.Output(response: wire("01 12 0C 00 0D")))
+        XCTAssertEqual(s.answer(wire("12 0C 00") + long), ATTServer.Output(response: wire("01 12 0C 00 0D")))
         // Write Command: silently dropped.
-        XCTAssertEqual(s.handle(wire("52 0C 00") + long), ATTServer.Output())
+        XCTAssertEqual(s.answer(wire("52 0C 00") + long), ATTServer.Output())
         // After an MTU exchange the limit is ATT_MTU-3.
         XCTAssertEqual(s.respond("02 20 00"), spaced("03 F7 00"))  // 32
-        XCTAssertEqual(s.handle(wire("52 0C 00") + long), ATTServer.Output(command: long))
+        XCTAssertEqual(s.answer(wire("52 0C 00") + long), ATTServer.Output(command: long))
         let thirty = [UInt8](repeating: 0x31, count: 30)
-        XCTAssertEqual(s.handle(wire("12 0C 00") + thirty), ATTServer.Output(response: wire("01 12 0C 00 0D")))
+        XCTAssertEqual(s.answer(wire("12 0C 00") + thirty), ATTServer.Output(response: wire("01 12 0C 00 0D")))
     }
 
     func testWriteCommandsThatFailAreSilent() {
         var s = garageServer()
-        XCTAssertEqual(s.handle(wire("52 03 00 41")), ATTServer.Output())       // read-only
-        XCTAssertEqual(s.handle(wire("52 10 00 41")), ATTServer.Output())       // no such handle
-        XCTAssertEqual(s.handle(wire("52 00 00 41")), ATTServer.Output())
+        XCTAssertEqual(s.answer(wire("52 03 00 41")), ATTServer.Output())       // read-only
+        XCTAssertEqual(s.answer(wire("52 10 00 41")), ATTServer.Output())       // no such handle
+        XCTAssertEqual(s.answer(wire("52 00 00 41")), ATTServer.Output())
         // A CCCD is written with Write Request only; a command leaves it alone.
-        XCTAssertEqual(s.handle(wire("52 0F 00 01 00")), ATTServer.Output())
+        XCTAssertEqual(s.answer(wire("52 0F 00 01 00")), ATTServer.Output())
         XCTAssertFalse(s.notificationsEnabled)
-        XCTAssertEqual(s.handle(wire("52 0C")), ATTServer.Output(malformed: true))  // malformed
+        XCTAssertEqual(s.answer(wire("52 0C")), ATTServer.Output(malformed: true))  // malformed
     }
 
     func testNotifications() throws {

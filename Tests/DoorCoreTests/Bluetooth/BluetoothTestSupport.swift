@@ -23,7 +23,7 @@ func garageServer(name: String = "Garage", serverRxMTU: UInt16 = 247) -> ATTServ
 extension ATTServer {
     /// Handles `hex` and returns the response as hex (nil for silence), for byte-exact asserts.
     mutating func respond(_ hex: String) -> String? {
-        let out = handle(wire(hex))
+        let out = answer(wire(hex))
         return out.response.map { Hex.string($0) }
     }
 }

@@ -82,11 +82,11 @@ final class PairingTests: XCTestCase {
         var w = PairingWindow()
         XCTAssertEqual(w.open(.init(label: "Anna", admin: true, seconds: 60), label: "Anna", at: t0),
                        [.send(.setBondable(true)), .report(.opened(seconds: 60, label: "Anna"))])
-        XCTAssertEqual(w.handle(.passkeyNotify(phone, passkey: 4321), wall: 0), [.report(.passkey("004321", phone: phone))])
+        XCTAssertEqual(w.apply(.passkeyNotify(phone, passkey: 4321), wall: 0), [.report(.passkey("004321", phone: phone))])
         let irk = IdentityResolvingKey(address: phone, value: Array(repeating: 3, count: 16))
-        XCTAssertEqual(w.handle(.newIdentityResolvingKey(irk, store: true), wall: 0), [])
+        XCTAssertEqual(w.apply(.newIdentityResolvingKey(irk, store: true), wall: 0), [])
         let bonded = BondedPhone(label: "Anna", admin: true, ltk: key(), irk: irk, since: 99)
-        XCTAssertEqual(w.handle(.newLongTermKey(key(), store: true), wall: 99),
+        XCTAssertEqual(w.apply(.newLongTermKey(key(), store: true), wall: 99),
                        [.bond(bonded), .report(.paired(bonded)), .send(.setBondable(false)), .report(.closed("paired Anna"))])
         XCTAssertFalse(w.isOpen)
     }
@@ -103,7 +103,7 @@ final class PairingTests: XCTestCase {
         for (ltk, store, words) in cases {
             var w = PairingWindow()
             _ = w.open(.init(label: nil, admin: false, seconds: 60), label: "phone 1", at: t0)
-            let actions = w.handle(.newLongTermKey(ltk, store: store), wall: 1)
+            let actions = w.apply(.newLongTermKey(ltk, store: store), wall: 1)
             XCTAssertEqual(Array(actions.prefix(2)), [.send(.unpairDevice(phone, disconnect: true)), .reloadKeys], words)
             guard case .report(.refused(let why)) = actions.last else { return XCTFail("\(words): \(actions)") }
             XCTAssertTrue(why.contains(words), why)
@@ -113,12 +113,12 @@ final class PairingTests: XCTestCase {
 
     func testNothingBondsWhileTheWindowIsClosed() {
         var w = PairingWindow()
-        XCTAssertEqual(w.handle(.passkeyNotify(phone, passkey: 1), wall: 0).first, .send(.disconnect(phone)))
-        let actions = w.handle(.newLongTermKey(key(), store: true), wall: 0)
+        XCTAssertEqual(w.apply(.passkeyNotify(phone, passkey: 1), wall: 0).first, .send(.disconnect(phone)))
+        let actions = w.apply(.newLongTermKey(key(), store: true), wall: 0)
         XCTAssertEqual(Array(actions.prefix(2)), [.send(.unpairDevice(phone, disconnect: true)), .reloadKeys])
         XCTAssertFalse(actions.contains { if case .bond = $0 { return true }; return false })
-        XCTAssertEqual(w.handle(.userConfirmRequest(phone, value: 5), wall: 0).first, .send(.userConfirmNegativeReply(phone)))
-        XCTAssertEqual(w.handle(.authenticationFailed(phone, status: 5), wall: 0),
+        XCTAssertEqual(w.apply(.userConfirmRequest(phone, value: 5), wall: 0).first, .send(.userConfirmNegativeReply(phone)))
+        XCTAssertEqual(w.apply(.authenticationFailed(phone, status: 5), wall: 0),
                        [.refusedOutside("a phone tried to pair while no pairing window was open (open one with garage-pins pair)", phone)])
         XCTAssertEqual(w.close("x"), [], "closing a closed window does nothing")
     }

@@ -86,7 +86,7 @@ final class HAPAccessoryTests: XCTestCase {
         controller.warningShown(at: t(10_000))
         XCTAssertEqual(view(10_000), HAPDoorView(current: 0, target: 1, obstruction: false, light: nil), "warned: still open, target closed")
         XCTAssertEqual(view(15_000).current, 0, "pressed at the end of the warning; not yet off the switch")
-        _ = controller.relayReleased(at: t(15_300))
+        _ = controller.pressEnded(at: t(15_300))
         _ = controller.sensor(.open, active: false, at: t(16_000))
         XCTAssertEqual(view(16_000), HAPDoorView(current: 3, target: 1, obstruction: false, light: nil))
         // It never reaches the closed switch: a stopped door, and the failed close an obstruction.

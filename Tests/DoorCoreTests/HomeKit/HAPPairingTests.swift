@@ -20,14 +20,14 @@ final class HAPPairingTests: XCTestCase {
     func testPairSetupRefusesAWrongProofAndCountsIt() throws {
         var setup = PairSetup()
         let state = accessory()
-        let (m2, none) = setup.handle(tlv([(.state, [1]), (.method, [0])]), connection: 1, accessory: state, crypto: crypto, at: t0)
+        let (m2, none) = setup.step(tlv([(.state, [1]), (.method, [0])]), connection: 1, accessory: state, crypto: crypto, at: t0)
         XCTAssertNil(none)
         let items = try decode(m2)
         XCTAssertEqual(TLV8.first(.state, in: items), [2])
         XCTAssertEqual(TLV8.first(.salt, in: items)?.count, 16)
         XCTAssertEqual(TLV8.first(.publicKey, in: items)?.count, 384)
         let a = crypto.modExp([5], crypto.randomBytes(32), SRPGroup.rfc5054Group3072.modulus)
-        let (m4, effect) = setup.handle(tlv([(.state, [3]), (.publicKey, a), (.proof, [UInt8](repeating: 9, count: 64))]),
+        let (m4, effect) = setup.step(tlv([(.state, [3]), (.publicKey, a), (.proof, [UInt8](repeating: 9, count: 64))]),
                                         connection: 1, accessory: state, crypto: crypto, at: t0)
         XCTAssertEqual(effect, .failed)
         XCTAssertEqual(TLV8.first(.error, in: try decode(m4)), [HAPTLVError.authentication.rawValue])
@@ -38,7 +38,7 @@ final class HAPPairingTests: XCTestCase {
     func testPairSetupWithTheRightCodePairsTheControllerAsAdmin() throws {
         var setup = PairSetup()
         let state = accessory()
-        let (m2, _) = setup.handle(tlv([(.state, [1]), (.method, [0])]), connection: 1, accessory: state, crypto: crypto, at: t0)
+        let (m2, _) = setup.step(tlv([(.state, [1]), (.method, [0])]), connection: 1, accessory: state, crypto: crypto, at: t0)
         let items = try decode(m2)
         let salt = try XCTUnwrap(TLV8.first(.salt, in: items)), bigB = try XCTUnwrap(TLV8.first(.publicKey, in: items))
         // The controller's side of SRP-6a: S = (B - k·g^x)^(a + u·x) mod N.
@@ -60,7 +60,7 @@ final class HAPPairingTests: XCTestCase {
         let key = h(premaster)
         let groupHash = zip(h(n), h([5])).map { $0 ^ $1 }
         let proof = h(groupHash + h(Array("Pair-Setup".utf8)) + salt + bigA + bigB + key)
-        let (m4, effect4) = setup.handle(tlv([(.state, [3]), (.publicKey, bigA), (.proof, proof)]), connection: 1, accessory: state,
+        let (m4, effect4) = setup.step(tlv([(.state, [3]), (.publicKey, bigA), (.proof, proof)]), connection: 1, accessory: state,
                                          crypto: crypto, at: t0)
         XCTAssertNil(effect4)
         XCTAssertEqual(TLV8.first(.proof, in: try decode(m4)), h(bigA + proof + key), "the accessory's proof")
@@ -71,7 +71,7 @@ final class HAPPairingTests: XCTestCase {
         let sub = tlv([(.identifier, id), (.publicKey, ltpk), (.signature, crypto.ed25519Sign(seed: seed, sign + id + ltpk))])
         let encrypt = crypto.hkdf(key, salt: "Pair-Setup-Encrypt-Salt", info: "Pair-Setup-Encrypt-Info")
         let sealed = crypto.seal(key: encrypt, nonce: HAPNonce.named("PS-Msg05"), sub, aad: [])
-        let (m6, effect6) = setup.handle(tlv([(.state, [5]), (.encryptedData, sealed)]), connection: 1, accessory: state, crypto: crypto, at: t0)
+        let (m6, effect6) = setup.step(tlv([(.state, [5]), (.encryptedData, sealed)]), connection: 1, accessory: state, crypto: crypto, at: t0)
         XCTAssertEqual(effect6, .paired(HAPPairing(id: "controller-1", publicKey: ltpk, admin: true)))
         let reply = try XCTUnwrap(TLV8.first(.encryptedData, in: try decode(m6)))
         let opened = try decode(try XCTUnwrap(crypto.open(key: encrypt, nonce: HAPNonce.named("PS-Msg06"), reply, aad: [])))
@@ -85,30 +85,30 @@ final class HAPPairingTests: XCTestCase {
         var setup = PairSetup()
         var state = accessory()
         let m1 = tlv([(.state, [1]), (.method, [0])])
-        _ = setup.handle(m1, connection: 1, peer: "10.0.0.1", accessory: state, crypto: crypto, at: t0)
-        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
+        _ = setup.step(m1, connection: 1, peer: "10.0.0.1", accessory: state, crypto: crypto, at: t0)
+        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.step(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
                                                                       at: t0).reply)),
                        [HAPTLVError.busy.rawValue], "another connection's pair-setup is under way")
         setup.connectionClosed(1, at: t0)
-        XCTAssertNil(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
+        XCTAssertNil(TLV8.first(.error, in: try decode(setup.step(m1, connection: 2, peer: "10.0.0.2", accessory: state, crypto: crypto,
                                                                     at: t0).reply)),
                      "its connection closed: no longer busy")
         state.failedSetups = HAPAccessoryState.maxFailures
-        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 3, accessory: state, crypto: crypto, at: t0).reply)),
+        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.step(m1, connection: 3, accessory: state, crypto: crypto, at: t0).reply)),
                        [HAPTLVError.maxTries.rawValue])
         state.failedSetups = 0
         _ = state.add(HAPPairing(id: "x", publicKey: [UInt8](repeating: 1, count: 32), admin: true))
-        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.handle(m1, connection: 3, accessory: state, crypto: crypto, at: t0).reply)),
+        XCTAssertEqual(TLV8.first(.error, in: try decode(setup.step(m1, connection: 3, accessory: state, crypto: crypto, at: t0).reply)),
                        [HAPTLVError.unavailable.rawValue])
         var fresh = PairSetup()
         let unpaired = accessory()
         for i in 0..<PairSetup.maxStartsPerMinute {
-            _ = fresh.handle(m1, connection: i, peer: "10.0.0.\(i)", accessory: unpaired, crypto: crypto, at: t0 + .seconds(i))
+            _ = fresh.step(m1, connection: i, peer: "10.0.0.\(i)", accessory: unpaired, crypto: crypto, at: t0 + .seconds(i))
             fresh.connectionClosed(i, at: t0 + .seconds(i))
         }
-        XCTAssertEqual(TLV8.first(.error, in: try decode(fresh.handle(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(20)).reply)),
+        XCTAssertEqual(TLV8.first(.error, in: try decode(fresh.step(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(20)).reply)),
                        [HAPTLVError.backoff.rawValue], "more than \(PairSetup.maxStartsPerMinute) starts a minute")
-        XCTAssertNil(TLV8.first(.error, in: try decode(fresh.handle(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(61)).reply)))
+        XCTAssertNil(TLV8.first(.error, in: try decode(fresh.step(m1, connection: 99, accessory: unpaired, crypto: crypto, at: t0 + .seconds(61)).reply)))
     }
 
     /// A stranger's M1 every 25 s kept pair-setup Busy for ever (issue 29, W3): each restart
@@ -120,7 +120,7 @@ final class HAPPairingTests: XCTestCase {
         let state = accessory()
         let m1 = tlv([(.state, [1]), (.method, [0])])
         func start(_ connection: Int, _ peer: String, at s: Int) throws -> UInt8? {
-            let reply = setup.handle(m1, connection: connection, peer: peer, accessory: state, crypto: crypto, at: t0 + .seconds(s)).reply
+            let reply = setup.step(m1, connection: connection, peer: peer, accessory: state, crypto: crypto, at: t0 + .seconds(s)).reply
             return TLV8.first(.error, in: try decode(reply))?.first
         }
         let busy = HAPTLVError.busy.rawValue
@@ -145,7 +145,7 @@ final class HAPPairingTests: XCTestCase {
         _ = state.add(HAPPairing(id: "phone", publicKey: ltpk, admin: false))
         var verify = PairVerify()
         let secret = crypto.randomBytes(32), pub = crypto.x25519PublicKey(secret: secret)
-        let (m2, none) = verify.handle(tlv([(.state, [1]), (.publicKey, pub)]), accessory: state, crypto: crypto)
+        let (m2, none) = verify.step(tlv([(.state, [1]), (.publicKey, pub)]), accessory: state, crypto: crypto)
         XCTAssertNil(none)
         let items = try decode(m2)
         let theirs = try XCTUnwrap(TLV8.first(.publicKey, in: items))
@@ -159,9 +159,9 @@ final class HAPPairingTests: XCTestCase {
         var stranger = verify
         var otherState = state
         otherState.pairings = []
-        XCTAssertEqual(TLV8.first(.error, in: try decode(stranger.handle(m3, accessory: otherState, crypto: crypto).reply)),
+        XCTAssertEqual(TLV8.first(.error, in: try decode(stranger.step(m3, accessory: otherState, crypto: crypto).reply)),
                        [HAPTLVError.authentication.rawValue], "not paired: refused")
-        let (m4, verified) = verify.handle(m3, accessory: state, crypto: crypto)
+        let (m4, verified) = verify.step(m3, accessory: state, crypto: crypto)
         XCTAssertEqual(TLV8.first(.state, in: try decode(m4)), [4])
         var session = try XCTUnwrap(verified).cipher
         XCTAssertEqual(verified?.controller, "phone")
@@ -213,7 +213,7 @@ final class HAPPairingTests: XCTestCase {
         }
         let admin = tlv([(.state, [1]), (.method, [3]), (.identifier, Array("a\nb".utf8)), (.publicKey, [UInt8](repeating: 1, count: 32)),
                          (.permissions, [1])])
-        let (reply, change) = PairingsRequest.handle(admin, admin: true, state: accessory())
+        let (reply, change) = PairingsRequest.answer(admin, admin: true, state: accessory())
         XCTAssertNil(change)
         XCTAssertEqual(TLV8.first(.error, in: try decode(reply)), [HAPTLVError.unknown.rawValue])
 

@@ -33,7 +33,7 @@ final class HAPSessionTests: XCTestCase {
         }
 
         func pairings(_ body: [UInt8], by controller: String, admin: Bool) -> [UInt8] {
-            let (reply, change) = PairingsRequest.handle(body, admin: admin, state: state)
+            let (reply, change) = PairingsRequest.answer(body, admin: admin, state: state)
             switch change {
             case .add(let p)?: _ = state.add(p)
             case .remove(let id)?: state.remove(id, crypto: crypto)

@@ -21,7 +21,7 @@ final class HAPStatusEventsTests: XCTestCase {
     func testAMovedDoorSendsItsOwnStateAndTargetOnly() throws {
         var c = try twoDoors()
         let first = c.snapshot(at: t(0))
-        _ = c.handle(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
+        _ = c.judgeAndAccount(Array("12345@gate:O=1".utf8), from: phone, at: t(10))
         let opening = c.snapshot(at: t(10))
         let events = database.events(from: first, to: opening)
         XCTAssertEqual(events.map(\.0), [id(.currentDoorState(door: 1)), id(.targetDoorState(door: 1))])
@@ -34,7 +34,7 @@ final class HAPStatusEventsTests: XCTestCase {
     func testTheFirstSnapshotSendsWhatDiffersFromUnknown() throws {
         XCTAssertEqual(database.views(of: nil), [.unknown, .unknown])
         var c = try twoDoors()
-        _ = c.handle(Array("12345@left:O=1".utf8), from: phone, at: t(0))
+        _ = c.judgeAndAccount(Array("12345@left:O=1".utf8), from: phone, at: t(0))
         let first = c.snapshot(at: t(0))
         XCTAssertEqual(database.events(from: nil, to: first).map(\.0), [id(.currentDoorState(door: 0)), id(.targetDoorState(door: 0))])
         XCTAssertEqual(database.views(of: first)[0].current, 2)

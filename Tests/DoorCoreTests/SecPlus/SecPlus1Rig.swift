@@ -320,7 +320,7 @@ final class SecPlus1Rig {
                 permits.append(permit)
                 carried = permit
                 fromDoor = true
-                if session.carryOut(permit, deadline: now + Door.maxRequestAge, at: now) != nil { carry(door.relayReleased(at: now)) }
+                if session.carryOut(permit, deadline: now + Door.maxRequestAge, at: now) != nil { carry(door.pressEnded(at: now)) }
             case .warning(let on):
                 if !on { warningShownAt = nil }
                 _ = session.ask(.flashing(on), at: now)
@@ -345,7 +345,7 @@ final class SecPlus1Rig {
             case .answering(let answering):
                 carry(door.openerAnswered(answering))
             case .pressOver:
-                carry(door.relayReleased(at: now))
+                carry(door.pressEnded(at: now))
             case .pressNotSent(let permit, let why):
                 carry(door.pressNotSent(permit, why: why, at: now))
             case .warningShown(let at):

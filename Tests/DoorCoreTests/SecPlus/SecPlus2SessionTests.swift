@@ -89,7 +89,7 @@ final class SecPlus2SessionTests: XCTestCase {
         for n in 1...number {
             let events = door.request(open: n % 2 == 1, at: t(n * 1_000)).events
             permit = events.compactMap { if case .press(let p) = $0 { return p } else { return nil } }.first
-            _ = door.relayReleased(at: t(n * 1_000 + 300))
+            _ = door.pressEnded(at: t(n * 1_000 + 300))
             _ = door.openerReported(n % 2 == 1 ? .open : .closed, obstructed: false, at: t(n * 1_000 + 500))
         }
         return permit!

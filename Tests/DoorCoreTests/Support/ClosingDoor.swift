@@ -8,7 +8,7 @@ func closingDoor(timing: DoorTiming, sensing: DoorSensing, file: StaticString = 
     _ = door.request(open: false, at: t(0))
     door.warningShown(at: t(0))
     XCTAssertEqual(pressed(door.advance(to: t(5_000))), [.close], file: file, line: line)
-    _ = door.relayReleased(at: t(5_300))
+    _ = door.pressEnded(at: t(5_300))
     _ = door.sensor(.open, active: false, at: t(6_000))
     XCTAssertEqual(door.position, .closing, file: file, line: line)
     return door

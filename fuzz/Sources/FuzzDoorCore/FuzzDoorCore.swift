@@ -30,7 +30,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         while let n = rest.first {
             let pdu = Array(rest.dropFirst().prefix(Int(n)))
             rest = rest.dropFirst(1 + Int(n))
-            let out = server.handle(pdu)
+            let out = server.answer(pdu)
             if let response = out.response { precondition(response.count <= Int(server.mtu)) }
             if let command = out.command { precondition(command.count <= Int(server.mtu) - 3) }
         }
@@ -64,7 +64,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             rest = rest.dropFirst(2 + n)
             server.link = LinkSecurity(level: LinkSecurity.Level(rawValue: link % 4 + 1)!, keySize: link & 0x10 != 0 ? 16 : 7,
                                        bonded: link & 0x20 != 0)
-            let out = server.handle(pdu)
+            let out = server.answer(pdu)
             if out.command != nil { precondition(server.link.refusalForPairedWrite == nil) }
         }
     case 7:  // the kernel's management events and the bonds file: anything decodes or is refused,
@@ -157,11 +157,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let accessory = HAPAccessoryState(id: "AA:BB:CC:DD:EE:FF", seed: [UInt8](repeating: 3, count: 32),
                                           setupCode: "318-42-907", setupID: "7Q2K")
         for (i, body) in input.split(separator: 0xFF, omittingEmptySubsequences: false).prefix(8).enumerated() {
-            let (reply, effect) = setup.handle(Array(body), connection: i % 2, accessory: accessory, crypto: crypto,
+            let (reply, effect) = setup.step(Array(body), connection: i % 2, accessory: accessory, crypto: crypto,
                                                at: Instant(nanoseconds: UInt64(i) * 1_000_000_000))
             precondition(effect == nil || effect == .failed)
             precondition((try? TLV8.decode(reply)).flatMap { TLV8.first(.state, in: $0) } != nil)
-            let (answer, verified) = verify.handle(Array(body), accessory: accessory, crypto: crypto)
+            let (answer, verified) = verify.step(Array(body), accessory: accessory, crypto: crypto)
             precondition(verified == nil)
             precondition((try? TLV8.decode(answer)).flatMap { TLV8.first(.state, in: $0) } != nil)
         }
@@ -237,9 +237,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             switch line.first {
             case 0x01: outcome = controller.sensor(.closed, active: line.count > 1, at: now)
             case 0x02: outcome = controller.sensor(.open, active: line.count > 1, at: now)
-            case 0x03: outcome = controller.relayReleased(at: now)
+            case 0x03: outcome = controller.pressEnded(at: now)
             case 0x04: outcome = controller.tick(at: now)
-            default: outcome = controller.handle(Array(line), from: remote, at: now)
+            default: outcome = controller.judgeAndAccount(Array(line), from: remote, at: now)
             }
             for reply in outcome.replies + outcome.pushes { precondition(reply.bytes.count <= Reply.maxRecordLength) }
             // As the daemon does: a warning output that went on is confirmed at once.

@@ -84,7 +84,7 @@ import Testing
                 let source = [RequestSource("bluetooth 00:11:22:33:44:55", channel: .remote),
                               RequestSource("local uid=1000", channel: .local, isLocal: true),
                               RequestSource("local uid=0", channel: nil, isLocal: true)][channel]
-                let outcome = c.handle(Array((pin + selector + Act.asks[what]).utf8), from: source, at: now, age: .milliseconds(2))
+                let outcome = c.judgeAndAccount(Array((pin + selector + Act.asks[what]).utf8), from: source, at: now, age: .milliseconds(2))
                 if outcome.doorIndex != (door ?? 0), !outcome.replies.contains(.error(.format)) {
                     violations.append("\(act): judged against door \(outcome.doorIndex)")
                 }
@@ -96,7 +96,7 @@ import Testing
                 guard pressing[door] else { continue }
                 pressing[door] = false
                 now = now + .milliseconds(300)
-                let outcome = c.relayReleased(door, at: now)
+                let outcome = c.pressEnded(door, at: now)
                 check(outcome, before: before, asked: act.description, limitedToLeft: false)
             case .wait(let ms):
                 now = now + .milliseconds(ms)

@@ -108,7 +108,7 @@ final class World {
             case .localUser: source = RequestSource("local uid=1000", channel: .local, isLocal: true)
             case .owner: source = RequestSource("local uid=0", channel: nil, isLocal: true)
             }
-            request(source) { c, now in c.handle(Array((pin + ask.rawValue).utf8), from: source, at: now, age: .milliseconds(3)) }
+            request(source) { c, now in c.judgeAndAccount(Array((pin + ask.rawValue).utf8), from: source, at: now, age: .milliseconds(3)) }
         case .mqtt(let command):
             let mqtt = RequestSource("mqtt", channel: nil)
             request(mqtt) { c, now in c.command(command, from: mqtt, at: now, age: .milliseconds(1)) }
@@ -342,7 +342,7 @@ final class World {
             if releaseUntold {
                 releaseUntold = false
                 let now = self.now
-                feed { $0.relayReleased(at: now) }
+                feed { $0.pressEnded(at: now) }
                 did = true
             }
             while let e = edges.first, e.at <= now {
@@ -381,7 +381,7 @@ final class World {
         let woke = now
         if releaseUntold {
             releaseUntold = false
-            feed { $0.relayReleased(at: woke) }
+            feed { $0.pressEnded(at: woke) }
         }
         while let e = edges.first {
             edges.removeFirst()

@@ -61,11 +61,11 @@ public struct ATTServer: Sendable {
 
     /// Handles one PDU from the client: its opcode picks the declaration that decodes it and
     /// the handler that answers it (a write here, anything else through `routes`).
-    public mutating func handle(_ pdu: [UInt8]) -> Output { handle(pdu[...]) }
+    public mutating func answer(_ pdu: [UInt8]) -> Output { answer(pdu[...]) }
 
     /// The same for part of a read buffer: a write, how every press comes, is read where it
     /// lies; any other request is copied out for its route.
-    public mutating func handle(_ pdu: ArraySlice<UInt8>) -> Output {
+    public mutating func answer(_ pdu: ArraySlice<UInt8>) -> Output {
         guard let raw = pdu.first else { return ATTServer.refused(.empty) }
         guard let opcode = ATTOpcode(rawValue: raw) else {
             return ATTServer.refused(ATTOpcode.isCommand(raw) ? .unsupportedCommand(opcode: raw) : .unsupportedRequest(opcode: raw))

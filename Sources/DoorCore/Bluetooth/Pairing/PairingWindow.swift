@@ -82,7 +82,7 @@ public struct PairingWindow: Sendable {
     }
 
     /// What to do about one event from the kernel; `wall` stamps a new bond.
-    public mutating func handle(_ event: ManagementEvent, wall: Int64) -> [Action] {
+    public mutating func apply(_ event: ManagementEvent, wall: Int64) -> [Action] {
         switch event {
         case .passkeyNotify(let phone, let passkey):
             guard isOpen else { return [.send(.disconnect(phone)), .refusedOutside("a phone asked to pair while no pairing window was open", phone)] }

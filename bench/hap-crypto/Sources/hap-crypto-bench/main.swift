@@ -64,7 +64,7 @@ func pairSetup(_ crypto: any HAPCrypto, m3: [UInt8], m5: [UInt8])
     var setup = PairSetup()
     var replies: [[UInt8]] = [], steps: [Sample] = [], effect: PairSetup.Effect?
     for body in [controller.setupM1, m3, m5] {
-        let (answer, sample) = Sample.of { setup.handle(body, connection: 1, accessory: unpaired, crypto: crypto, at: now) }
+        let (answer, sample) = Sample.of { setup.step(body, connection: 1, accessory: unpaired, crypto: crypto, at: now) }
         steps.append(sample)
         replies.append(answer.reply)
         effect = answer.effect
@@ -78,7 +78,7 @@ func pairVerify(_ crypto: any HAPCrypto, m3: [UInt8])
     var verify = PairVerify()
     var replies: [[UInt8]] = [], steps: [Sample] = [], verified: PairVerify.Verified?
     for body in [controller.verifyM1, m3] {
-        let (answer, sample) = Sample.of { verify.handle(body, accessory: paired, crypto: crypto) }
+        let (answer, sample) = Sample.of { verify.step(body, accessory: paired, crypto: crypto) }
         steps.append(sample)
         replies.append(answer.reply)
         verified = answer.verified
@@ -90,11 +90,11 @@ func pairVerify(_ crypto: any HAPCrypto, m3: [UInt8])
 
 // Every option's M2 is the same (checked below), so the controller answers option A's.
 var probe = PairSetup()
-let setupM2 = probe.handle(controller.setupM1, connection: 1, accessory: unpaired, crypto: options[0].crypto, at: now).reply
+let setupM2 = probe.step(controller.setupM1, connection: 1, accessory: unpaired, crypto: options[0].crypto, at: now).reply
 let srp = controller.setupM3(m2: setupM2, setupCode: setupCode)
 let setupM5 = controller.setupM5(srp)
 var verifyProbe = PairVerify()
-let verifyM2 = verifyProbe.handle(controller.verifyM1, accessory: paired, crypto: options[0].crypto).reply
+let verifyM2 = verifyProbe.step(controller.verifyM1, accessory: paired, crypto: options[0].crypto).reply
 let (verifyM3, shared) = controller.verifyM3(m2: verifyM2, accessory: paired)
 
 var reference: (setup: [[UInt8]], verify: [[UInt8]])?

@@ -44,7 +44,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Controller.handle 12345O=1 (open, CLOSED door)") { benchmark in
         for _ in benchmark.scaledIterations {
             var c = pristine
-            blackHole(c.handle(open, from: owner, at: now))
+            blackHole(c.judgeAndAccount(open, from: owner, at: now))
         }
     }
 
@@ -72,7 +72,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("ATTServer.handle Write Request 12345O=1") { benchmark in
         for _ in benchmark.scaledIterations {
             var s = server
-            blackHole(s.handle(writeRequest))
+            blackHole(s.answer(writeRequest))
         }
     }
 }
