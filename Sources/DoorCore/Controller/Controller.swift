@@ -75,45 +75,58 @@ public struct Controller: Sendable {
         let source: RequestSource
         let wall: Int64
         let labelsBefore: Labels
-        /// False for a request whose outcome was whole when judged (a channel's move, the
-        /// light, identify): `account` has nothing to add.
-        var line = true
-    }
+        /// Whether it was a protocol line, whose request records `account` makes from the
+        /// decoded command; any other request made its own (`Outcome.ownRecords`).
+        let line: Bool
 
-    /// Judges any request, from any channel, at `now`: its age first, then what it asks;
-    /// presses come back in `outcome.presses`, to be carried out before `account`.
-    public mutating func judge(_ request: DoorRequest, at now: Instant, wall: Int64 = 0) -> Judged {
-        let age = request.arrived.map { now - $0 }
-        switch request.ask {
-        case .line(let bytes):
-            return judgeLine(bytes, from: request.source, at: now, wall: wall, age: age)
-        case .move(let move, let door):
-            return whole(command(move, for: door, from: request.source, at: now, wall: wall, age: age), request.source, wall)
-        case .light(let on, let door):
-            return whole(stale(age, door, on ? "light on" : "light off")
-                         ?? light(on: on, for: door, from: request.source, at: now, wall: wall), request.source, wall)
-        case .identify(let door):
-            return whole(stale(age, door, "identify") ?? identify(door, from: request.source, at: now, wall: wall), request.source, wall)
-        case .remotes(let locked, let door):
-            return whole(stale(age, door, locked ? "remotes lock" : "remotes unlock")
-                         ?? lockRemotes(locked, for: door, from: request.source, at: now, wall: wall), request.source, wall)
-        case .time(let door):
-            return whole(tick(door, at: now, wall: wall), request.source, wall)
+        init(_ source: RequestSource, wall: Int64, labelsBefore: Labels, line: Bool) {
+            var outcome = Outcome()
+            // What the door did is described (history records, notices) in `account`, after the presses.
+            outcome.undescribed = Outcome.Undescribed()
+            self.outcome = outcome
+            (self.source, self.wall, self.labelsBefore, self.line) = (source, wall, labelsBefore, line)
         }
     }
 
-    /// The refusal of a request that waited too long, named for the log; nil when it is fresh.
-    private func stale(_ age: Duration?, _ door: Int, _ name: String) -> Outcome? {
-        var outcome = Outcome()
-        guard refuseIfStale(age, &outcome) else { return nil }
-        outcome.doorIndex = door
-        outcome.command = logName(name, door)
-        return outcome
+    /// Judges any request, from any channel or the door's timers, at `now`: its age first, then
+    /// what it asks; presses come back in `outcome.presses`, to be carried out before `account`,
+    /// which describes what the door did for every kind of request alike.
+    public mutating func judge(_ request: DoorRequest, at now: Instant, wall: Int64 = 0) -> Judged {
+        let age = request.arrived.map { now - $0 }
+        let source = request.source
+        if case .line(let bytes) = request.ask {
+            return judgeLine(bytes, from: source, at: now, wall: wall, age: age)
+        }
+        var judged = Judged(source, wall: wall, labelsBefore: labels, line: false)
+        switch request.ask {
+        case .line: break
+        case .move(let move, let door):
+            judgeMove(move, for: door, from: source, at: now, wall: wall, age: age, &judged.outcome)
+        case .light(let on, let door):
+            if !stale(age, door, on ? "light on" : "light off", &judged.outcome) {
+                judgeLight(on: on, for: door, from: source, at: now, wall: wall, &judged.outcome)
+            }
+        case .identify(let door):
+            if !stale(age, door, "identify", &judged.outcome) {
+                judgeIdentify(door, from: source, at: now, wall: wall, &judged.outcome)
+            }
+        case .remotes(let locked, let door):
+            if !stale(age, door, locked ? "remotes lock" : "remotes unlock", &judged.outcome) {
+                judgeRemotes(locked, for: door, from: source, at: now, wall: wall, &judged.outcome)
+            }
+        case .time(let door):
+            judged.outcome.doorIndex = door
+            report(doors[door].door.advance(to: now), wall: wall, into: &judged.outcome)
+        }
+        return judged
     }
 
-    /// A judged request whose outcome is already whole.
-    private func whole(_ outcome: Outcome, _ source: RequestSource, _ wall: Int64) -> Judged {
-        Judged(outcome: outcome, source: source, wall: wall, labelsBefore: labels, line: false)
+    /// Refuses a request that waited too long, named for the log; false when it is fresh.
+    private func stale(_ age: Duration?, _ door: Int, _ name: String, _ outcome: inout Outcome) -> Bool {
+        outcome.doorIndex = door
+        guard refuseIfStale(age, &outcome) else { return false }
+        outcome.command = logName(name, door)
+        return true
     }
 
     /// One protocol line judged and accounted at once (`judge` of a `.line`, then `account`), for
@@ -128,20 +141,24 @@ public struct Controller: Sendable {
     private mutating func judgeLine(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                     wall: Int64, age: Duration?) -> Judged {
         // Decided in place: the outcome is not copied on its way to the relay.
-        var judged = Judged(outcome: Outcome(), source: source, wall: wall, labelsBefore: labels)
-        // What the door did is described (history records, notices) in `account`, after the presses.
-        judged.outcome.undescribed = Outcome.Undescribed()
+        var judged = Judged(source, wall: wall, labelsBefore: labels, line: true)
         decodeAndJudge(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
         return judged
     }
 
-    /// What the history keeps of a judged request, and who opened the door: after its presses.
+    /// What the history keeps of a judged request, and who opened the door: after its presses,
+    /// for every kind of request (a line, a channel's move, the light, the timers).
     public mutating func account(_ judged: consuming Judged) -> Outcome {
         var outcome = judged.outcome
-        guard judged.line else { return outcome }
         keepCloseFailedIfChanged(outcome.doorIndex, wall: judged.wall, &outcome)
         for group in outcome.undescribed?.all ?? [] { describe(group, wall: judged.wall, into: &outcome) }
         outcome.undescribed = nil
+        guard judged.line else {
+            if let opener = outcome.opener { noteOpener(outcome, name: opener) }
+            outcome.records += outcome.ownRecords
+            outcome.ownRecords = []
+            return outcome
+        }
         if outcome.command == nil, let command = outcome.decoded {
             outcome.command = outcome.namesItsDoor ? logName(command.name, outcome.doorIndex) : command.name
         }

@@ -36,6 +36,12 @@ extension Controller {
 
         /// A request's door events not yet described (records, notices): set while it is judged.
         var undescribed: Undescribed?
+        /// What the history keeps of a channel's request itself (HomeKit's or Home Assistant's
+        /// move), written by `account` after what the door did, as a line's request records are.
+        var ownRecords: [EventRecord] = []
+        /// Who a channel's move opens the door for (its source), noted in `account` after what
+        /// the door did, as a line's PIN holder is.
+        var opener: String?
 
         /// The groups of door events a judged request reported, the first held inline: judging
         /// a press allocates no list for them.
