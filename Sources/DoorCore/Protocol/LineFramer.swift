@@ -54,16 +54,30 @@ public struct LineFramer: Sendable {
     /// carried over, how every request comes, is cut where it lies: the line is the one
     /// allocation on a press's path, with no list around it.
     public mutating func packet(_ bytes: ArraySlice<UInt8>, _ body: (Item) -> Void) {
-        if buffer.isEmpty, !discarding {
-            let endsInLF = bytes.last == 0x0A
-            var line = endsInLF ? bytes.dropLast() : bytes
-            if !line.contains(0x0A), line.count <= maxLength || line.count == maxLength + 1 && line.last == 0x0D {
-                if line.last == 0x0D { line = line.dropLast() }
-                if endsInLF || !bytes.isEmpty { body(.line(Array(line))) }
-                return
-            }
-        }
+        if bytes.isEmpty, buffer.isEmpty, !discarding { return }
+        if let line = wholeLine(bytes) { return body(.line(line)) }
         for item in feed(bytes) + endOfPacket() { body(item) }
+    }
+
+    /// The packet's one line when it is one whole line with nothing carried over (how every
+    /// request comes), cut where it lies; nil otherwise (`packet` frames it). It changes
+    /// nothing, so a caller can take the usual packet without a closure or a list around it.
+    public func wholeLine(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        guard buffer.isEmpty, !discarding, !bytes.isEmpty else { return nil }
+        // On the bytes in place: a slice's generic `dropLast` and `contains` cost more than the
+        // scan itself on the path of every local request.
+        return bytes.withUnsafeBufferPointer { b -> [UInt8]? in
+            var end = b[b.count - 1] == 0x0A ? b.count - 1 : b.count
+            // One more byte than the limit is allowed for a CR that precedes the LF.
+            guard end <= maxLength + 1 else { return nil }
+            for i in 0..<end where b[i] == 0x0A { return nil }
+            if end > 0, b[end - 1] == 0x0D {
+                end -= 1
+            } else if end == maxLength + 1 {
+                return nil
+            }
+            return Array(UnsafeBufferPointer(rebasing: b[0..<end]))
+        }
     }
 
     /// The end of a packet ends the line in progress, if any (a request need not end in LF).

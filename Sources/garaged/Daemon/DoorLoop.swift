@@ -178,7 +178,6 @@ final class DoorLoop: Service, @unchecked Sendable {
                 log.error("poll-failed", ["error": String(cString: strerror(errno))])
             }
             quiet = ready == 0
-            markEmpty(fds, targets, at: polled)
             // Drained only when it fired: a request's turn makes no system call it does not need.
             // A relay's release is taken at once, before this turn's requests: it came first,
             // so a request sent once the line was released finds the door's relay free. The
@@ -243,6 +242,9 @@ final class DoorLoop: Service, @unchecked Sendable {
                     if connection.closing { drop(connection) }
                 }
             }
+            // After the requests that woke the loop, before anything else is read: a press does
+            // not wait for the marks, and they concern only what this wait found unreadable.
+            markEmpty(fds, targets, at: polled)
             for c in buffered where connections[c.fd] === c && !fds.contains(where: { $0.fd == c.fd && $0.revents != 0 }) {
                 guard c.standing != .stranger else {
                     strangers.append((c, false))

@@ -106,6 +106,12 @@ final class LocalClient: Connection {
             guard !truncated else {
                 return .packet([.refused(.error(.format), why: "packet longer than \(buffer.count) bytes")])
             }
+            // The usual packet, one whole line: its request in a list of one, with no framing
+            // closure or growing list before the press.
+            if let line = framer.wholeLine(bytes) {
+                let request = Incoming.request(line, receivedAt: receivedAt)
+                return .packet([hungUp ? abandoned(request) : request])
+            }
             var incoming: [Incoming] = []
             let maxLength = framer.maxLength
             framer.packet(bytes) { item in
