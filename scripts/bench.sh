@@ -16,7 +16,9 @@
 #                    opener   request to the first byte on the wire for a Security+ 2.0
 #                             opener door, on a pty with the fake opener (12); request to
 #                             the command's last byte through a real kernel's 16550 is
-#                             `system-test/run --only opener-uart` (root, qemu: about 70 s)
+#                             `system-test/run --only opener-uart` (root, qemu: about 70 s);
+#                             the same for a Security+ 1.0 door, alone and with a wall
+#                             panel polling every 250 ms (the wait for a gap)
 #                    idle     wake-ups per second of the idle daemon, by thread, and of one
 #                             as a Pi runs it (Bluetooth, MQTT with commands, the watchdog) (5)
 #                    memory   resident memory after start and after 100,000 requests,
@@ -24,7 +26,8 @@
 #                    startup  exec to the socket accepting, and to the first answer (7)
 #                    homekit  HomeKit (HAP over IP, bench/homekit.py): pair-setup and
 #                             pair-verify, wall time and garaged's CPU; write-to-press;
-#                             sim: switch edge to EVENT; memory with 8 sessions (needs
+#                             sim: switch edge to EVENT; Security+ 2.0 STATUS and 1.0 door
+#                             change to EVENT; memory with 8 sessions (needs
 #                             aiohomekit: scripts/homekit-tools.sh installs it from PyPI once)
 #                    hkflood  the owner's `12345S` (a new connection each, as garage-pins
 #                             asks) alone and while one stranger floods HomeKit's
@@ -238,12 +241,13 @@ if want opener; then
     for mode in alone panel; do
         say "opener: $opener1_rounds presses of a Security+ 1.0 door, request to the first byte on the pty, $mode"
         rm -f "$w/op1.tty" "$w/op1.control"
+        cp "$w/pins" "$w/op1-$mode.pins"
         python3 Tests/secplus/fakeopener1.py --log "$w/op1-$mode.fake.jsonl" --link "$w/op1.tty" --travel-s 0.05 \
             --control "$w/op1.control" $([ $mode = panel ] && echo --panel) >"$w/op1.fake.log" 2>&1 &
         fake=$!
         pids+=("$fake")
         for ((i = 0; i < 500; i++)); do [ -L "$w/op1.tty" ] && break; sleep 0.01; done
-        "$bin/garaged" --pins "$w/op.pins" --socket "$w/op1.sock" --events "$w/op1.events" --no-ble --travel-s 0 \
+        "$bin/garaged" --pins "$w/op1-$mode.pins" --socket "$w/op1.sock" --events "$w/op1.events" --no-ble --travel-s 0 \
             --auto-close-s 0 --opener "secplus1:$w/op1.tty" --opener-listen-s 1 2>"$w/op1.log" &
         g=$!
         pids+=("$g")
