@@ -7,9 +7,12 @@ polling every 250 ms, that is the wait for a gap in its exchanges; the line also
 the press was from the panel's or the opener's nearest byte before it (the fake's near_ms: under
 a byte's 9 ms would be a collision). Opens only, from CLOSED (a close is warned): between rounds
 the fake's radio remote (its CONTROL FIFO) closes the door, and the next round waits until
-garaged reports it CLOSED. Writes one line per press to OUT: `opener1 <ns> <near_ms>`.
+garaged reports it CLOSED, then sleeps a random 0-300 ms, so that requests fall anywhere in
+garaged's 250 ms polling cycle (garaged says CLOSED just after an answer, so a request sent at
+once would always come at the same point of it). Writes one line per press to OUT:
+`opener1 <ns> <near_ms>`.
 Usage: opener1.py SOCKET FAKE_LOG ROUNDS OUT CONTROL"""
-import json, os, sys, time
+import json, random, sys, time
 
 from opener import ask, send_ok, wait
 
@@ -36,6 +39,7 @@ def main():
     with open(out, "a") as f:
         for _ in range(rounds):
             wait("the door CLOSED", lambda: door_is(sock_path, "CLOSED"), timeout=20)
+            time.sleep(random.uniform(0, 0.3))
             before = len(presses(log))
             sent = send_ok(sock_path, b"12345O=1\n")
             press = wait("the door press", lambda: (lambda p: p[before] if len(p) > before else None)(presses(log)))
