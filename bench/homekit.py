@@ -548,6 +548,43 @@ def main():
         finally:
             fake.terminate()
             fake.wait()
+
+        # ---- D: a Security+ 1.0 opener on a pty (Tests/secplus/fakeopener1.py), no panel: garaged
+        # polls it every 250 ms and takes a door state after two answers alike. Its radio remote
+        # (the control FIFO) moves the door, nothing on the wire: the change (the fake's record of
+        # the remote) → the EVENT of CurrentDoorState. The door starts stopped half way, travel
+        # 300 s, so it never reaches an end: closing (3) → opening (2) → stopped (4) → closing ...
+        tty, control, log1 = (os.path.join(args.dir, f"hk-d.{x}") for x in ("tty", "control", "jsonl"))
+        fake = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "..", "Tests", "secplus", "fakeopener1.py"),
+                                 "--log", log1, "--link", tty, "--travel-s", "300", "--state", "stopped", "--control", control],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline_wait("the fake 1.0 opener's pty", lambda: os.path.exists(tty))
+            flags_d = ["--opener", f"secplus1:{tty}", "--opener-listen-s", "1", "--auto-close-s", "0"]
+            g = Garaged(args, "d", flags_d, relay=False)
+            daemons.append(g)
+            pairing_file = g.path("controller.json")
+            pair(g, pairing_file)
+            pairing = json.load(open(pairing_file))
+            s = Session(g.port, pairing).verify().subscribe()
+            deadline_wait("the 1.0 opener's door STOPPED", lambda: json.loads(g.ask(PIN + "Lstatus")[0]).get("door") == "STOPPED")
+            changes = min(args.edges, 30)
+            say(f"secplus1 change-to-event: {changes} door changes by the 1.0 opener's remote")
+            samples = []
+            for n in range(changes):
+                want = (3, 2, 4)[n % 3]
+                with open(control, "w") as c:
+                    c.write("remote\n")
+                arrived = s.until(answered=False, event=lambda v, want=want: v.get((1, CURRENT)) == want)
+                moved = deadline_wait("the remote's record", lambda: [json.loads(x) for x in open(log1) if '"who": "remote"' in x][n:])
+                samples.append(arrived - int(moved[0]["t"] * 1e9))
+            s.close()
+            r["secplus1_change_to_event"] = {"ns": samples, "flags": " ".join(flags_d)}
+            g.stop()
+            daemons.remove(g)
+        finally:
+            fake.terminate()
+            fake.wait()
     except Failed as e:
         for g in daemons:
             sys.stderr.write(f"bench: homekit: garaged ({g.name}) log, last lines:\n" + "".join(open(g.log).readlines()[-15:]))

@@ -31,6 +31,24 @@ def ask(sock_path, request):
     return answer
 
 
+def send_ok(sock_path, request):
+    """Sends REQUEST until it is answered OK (ERR BUSY: the gate's pause between presses; asked
+    again); returns CLOCK_MONOTONIC just before the send that was answered OK."""
+    give_up = time.monotonic() + 10
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(sock_path)
+        sent = time.monotonic()
+        s.send(request)
+        answer = s.recv(256)
+        s.close()
+        if answer.startswith(b"OK"):
+            return sent
+        if not answer.startswith(b"ERR BUSY") or time.monotonic() > give_up:
+            sys.exit(f"{os.path.basename(sys.argv[0])}: {request!r} was answered {answer!r}")
+        time.sleep(0.05)
+
+
 def wait(what, condition, timeout=5.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -49,20 +67,7 @@ def main():
         for i in range(rounds):
             before = len(actions(log))
             wait("the door CLOSED", lambda: ask(sock_path, b"12345Lstatus\n").startswith(b'{"door":"CLOSED"'))
-            request = b"12345O=1\n"
-            give_up = time.monotonic() + 10
-            while True:  # ERR BUSY: the gate's pause between presses; ask again
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                s.connect(sock_path)
-                sent = time.monotonic()
-                s.send(request)
-                answer = s.recv(256)
-                s.close()
-                if answer.startswith(b"OK"):
-                    break
-                if not answer.startswith(b"ERR BUSY") or time.monotonic() > give_up:
-                    sys.exit(f"opener.py: {request!r} was answered {answer!r}")
-                time.sleep(0.05)
+            sent = send_ok(sock_path, b"12345O=1\n")
             press = wait("press and release", lambda: (lambda a: a[before:before + 2] if len(a) >= before + 2 else None)(actions(log)))
             f.write(f"opener {int((press[0]['start'] - sent) * 1e9)}\n")
             wait("the door OPEN", lambda: ask(sock_path, b"12345Lstatus\n").startswith(b'{"door":"OPEN"'))

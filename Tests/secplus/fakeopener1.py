@@ -16,13 +16,15 @@ still echoes it) and what they send reaches garaged as a 0x00 a byte. --panel: a
 answers on the wire for garaged to hear. --control FIFO takes lines: "remote" (its radio remote: the
 door toggles, nothing on the wire), "panel-press" (the panel's door button: 0x30, 0x31 500 ms later,
 on the wire, and the door toggles), "obstruct" and "clear" (its photo-eye; broken while closing, the
-door reverses), "garbage" (a byte no question awaited), "mute" and "unmute" (it answers nothing, as
-unplugged). Each byte on the wire is logged as a JSON line to --log: "t", "who" (garaged, panel,
+door reverses), "garbage" (a byte no question awaited), "idle" (0xFF, the byte a real line carries
+idle, there with bad parity), "mute" and "unmute" (it answers nothing, as unplugged);
+--control-file FILE takes the same lines appended to a regular file (the system test's guest
+writes them through a shared folder, where a FIFO does not reach). Each byte on the wire is logged as a JSON line to --log: "t", "who" (garaged, panel,
 opener), "byte", the door's "state" then, and for garaged's bytes "near_ms", how far it was from the
 nearest byte the panel or the opener put on the wire before it, and for theirs from garaged's
 before them (a collision when under a byte's 9 ms).
 Usage: fakeopener1.py --log FILE [--link PATH] [--travel-s S] [--state closed] [--control FIFO]
-[--panel] [--answer-ms 10]"""
+[--control-file FILE] [--panel] [--answer-ms 10]"""
 import argparse, fcntl, json, os, select, signal, sys, termios, time, tty
 
 STATES = {"opening": 0x01, "open": 0x52, "closing": 0x04, "closed": 0x55, "stopped": 0x56}
@@ -57,6 +59,9 @@ class Opener:
             if not os.path.exists(args.control):
                 os.mkfifo(args.control)
             self.control_fd = os.open(args.control, os.O_RDWR | os.O_NONBLOCK)
+        self.control_file = open(args.control_file, "a+") if args.control_file else None
+        if self.control_file:
+            self.control_file.seek(0, os.SEEK_END)
 
     def record(self, who, byte, **extra):
         line = {"t": time.monotonic(), "who": who, "byte": byte, "state": self.state}
@@ -125,6 +130,8 @@ class Opener:
                 self.state = "opening"  # its own safety reversal
         elif line == "garbage":
             self.put(0.0, 0x9C, "opener")
+        elif line == "idle":
+            self.put(0.0, 0xFF, "opener")
         elif line in ("mute", "unmute"):
             self.muted = line == "mute"
 
@@ -163,6 +170,10 @@ class Opener:
             ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
             if self.control_fd is not None and self.control_fd in ready:
                 for line in os.read(self.control_fd, 4096).decode(errors="replace").split():
+                    self.control(line)
+            if self.control_file:
+                self.control_file.seek(self.control_file.tell())  # forget EOF: see what was appended
+                for line in self.control_file.read().split():
                     self.control(line)
             now = time.monotonic()
             if self.panel_next is not None and now >= self.panel_next:
@@ -208,6 +219,7 @@ def main():
     p.add_argument("--travel-s", type=float, default=4.0)
     p.add_argument("--state", choices=sorted(STATES), default="closed")
     p.add_argument("--control", help="a FIFO of commands: remote, panel-press, obstruct, clear, garbage, mute, unmute")
+    p.add_argument("--control-file", help="a regular file of the same commands, read as lines are appended")
     p.add_argument("--panel", action="store_true", help="a wall panel polls the opener every 250 ms")
     p.add_argument("--answer-ms", type=float, default=10.0)
     args = p.parse_args()

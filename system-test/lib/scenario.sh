@@ -422,3 +422,28 @@ open_wait() {
     local reply; reply=$(cat "$ST_WORK/open-$1.txt")
     check "[$1] garage-pins open answered OK (got '$reply')" [ "$EXIT_RC" = 0 -a "$reply" = OK ]
 }
+
+# uart_probe: a kprobe (event st/uart_out: reg, val, port) on every write the 8250 driver makes
+# to a UART's register, enabled by the scenario after trace_start (made once a boot: a later
+# scenario finds it there). Two functions are named io_serial_out (early_printk's too): the
+# driver's is the one beside set_io_from_upio, and the probe takes its address.
+uart_probe() {
+    local fn
+    [ ! -d "$TRACE/events/st/uart_out" ] || return 0
+    fn=$(awk '$3 == "io_serial_out" { a = $1; next } $3 == "set_io_from_upio" && a && !d { d = 1; print a } { a = "" }' /proc/kallsyms)
+    [ -n "$fn" ] || fail "no 8250 io_serial_out in /proc/kallsyms: the UART's bytes cannot be stamped"
+    echo "p:st/uart_out 0x$fn reg=%si:u32 val=%dx:u8 port=%di:x64" >> "$TRACE/kprobe_events"
+}
+# uart_line_set DIVISOR LCR: the last line set up the driver wrote (in the st/uart_out events)
+# has the divisor latch (LCR bit 0x80 set, then DLL, DLM) at DIVISOR (115200 / baud) and the line
+# control's word length, stop bits and parity enable (its low 4 bits) as LCR's, and with parity
+# on, its even-parity bit 0x10 too (the driver sets that bit whatever the parity enable): 3 is
+# 8N1, 27 (0x1b) 8E1.
+uart_line_set() {
+    awk -v want_div="$1" -v want_lcr="$2" '/ uart_out: / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            if (v["reg"] == 3) { dlab = v["val"] >= 128; lcr = v["val"] % 64 }
+            else if (dlab && v["reg"] == 0) dll = v["val"]; else if (dlab && v["reg"] == 1) dlm = v["val"] }
+         END { parity_on = want_lcr % 16 >= 8
+               exit !(dll + 256 * dlm == want_div && lcr % 16 == want_lcr % 16 &&
+                      (!parity_on || int(lcr / 16) % 2 == int(want_lcr / 16) % 2)) }' "$TRACE/trace"
+}

@@ -30,11 +30,7 @@ check "$DEV is an emulated 16550A ($uart)" grep -q 'uart:16550A' <<< "$uart"
 
 # Every write to an 8250 register, with the port and the value (the console's too: the reader
 # tells the opener's port by its first bytes).
-# Two functions have that name (early_printk's too): the 8250 driver's is the one beside
-# set_io_from_upio, and the probe takes its address.
-out_fn=$(awk '$3 == "io_serial_out" { a = $1; next } $3 == "set_io_from_upio" && a && !d { d = 1; print a } { a = "" }' /proc/kallsyms)
-[ -n "$out_fn" ] || fail "no 8250 io_serial_out in /proc/kallsyms: the UART's bytes cannot be stamped"
-echo "p:st/uart_out 0x$out_fn reg=%si:u32 val=%dx:u8 port=%di:x64" >> "$TRACE/kprobe_events"
+uart_probe
 trace_start
 echo 1 > "$TRACE/events/st/uart_out/enable"
 
@@ -53,13 +49,7 @@ check "the door's position comes from the opener (mode opener: $RECORD)" grep -q
 # 9600 8N1 as garaged asked the kernel (stty) and as the driver programmed the 16550: the divisor
 # latch (LCR bit 0x80 set, then DLL, DLM) 115200 / 12 = 9600, and LCR 0x03 (8 bits, 1 stop bit, no
 # parity) in its low bits.
-divisor_ok() {
-    awk '/ uart_out: / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-            if (v["reg"] == 3) { dlab = v["val"] >= 128; lcr = v["val"] % 64 }
-            else if (dlab && v["reg"] == 0) dll = v["val"]; else if (dlab && v["reg"] == 1) dlm = v["val"] }
-         END { exit !(dll == 12 && dlm == 0 && lcr % 16 == 3) }' "$TRACE/trace"
-}
-check "the driver set the 16550's divisor to 12 (9600 baud) and 8N1" divisor_ok
+check "the driver set the 16550's divisor to 12 (9600 baud) and 8N1" uart_line_set 12 3
 settings=$(stty -F "$DEV" -a)
 check "garaged set $DEV to 9600 8N1 raw ($(head -n 1 <<< "$settings"))" \
     awk '/speed 9600 baud/ { s = 1 } /(^| )cs8( |$)/ && /(^| )-parenb( |$)/ && /(^| )-cstopb( |$)/ { f = 1 }
