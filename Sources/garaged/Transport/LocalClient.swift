@@ -109,7 +109,7 @@ final class LocalClient: Connection {
             // The usual packet, one whole line: its request in a list of one, with no framing
             // closure or growing list before the press.
             if let line = framer.wholeLine(bytes) {
-                let request = Incoming.request(line, receivedAt: receivedAt)
+                let request = Incoming.request(DoorRequest(.line(line), from: source, arrived: nil), receivedAt: receivedAt)
                 return .packet([hungUp ? abandoned(request) : request])
             }
             var incoming: [Incoming] = []
