@@ -279,7 +279,7 @@ public struct SecPlus1Session: OpenerSession {
         giveUpButtons(at: now, &events)
         reconsider(at: now, &events)
         guard cannotSpeak == nil, role != .listening, let from = writableAt, now >= from, now <= writableUntil,
-              let next = nextByte(at: now) else { return (events, nil) }
+              let next = nextByte(at: now, mayAsk: pollWritableAt.map { now >= $0 } ?? false) else { return (events, nil) }
         writing = next
         return (events, [next.byte])
     }
@@ -437,23 +437,32 @@ public struct SecPlus1Session: OpenerSession {
         if role != .listening, let wanted = byteWantedAt, let from = writableAt, max(wanted, from) <= writableUntil {
             consider(max(wanted, from))
         }
+        consider(pollWritableAt)
         return earliest
     }
 
     // MARK: Inside: the wire
 
-    /// When garaged may write next: after the last byte on the wire, after its own last byte
-    /// (a slot apart when standing in), never while a question awaits its answer; with a panel,
-    /// only after one of its questions (nil until the panel has asked one).
+    /// When garaged may write a button next: after the last byte on the wire, never while a
+    /// question awaits its answer; with a panel, 200 ms after its own last byte and only after
+    /// one of the panel's questions (nil until the panel has asked one). Standing in, a button
+    /// takes the next gap in the wire at once: the slot spaces only garaged's questions
+    /// (`pollWritableAt`), so a press does not wait out the rest of a slot.
     private var writableAt: Instant? {
         var at = lastWire.map { $0 + timing.afterWire } ?? Instant(nanoseconds: 0)
-        if let own = lastOwn { at = max(at, own + (role == .standingIn ? timing.slot : timing.betweenOwn)) }
         if let x = exchange { at = max(at, x.at + timing.answerWithin) }
         if role == .withPanel {
+            if let own = lastOwn { at = max(at, own + timing.betweenOwn) }
             guard let asked = panelAskedAt else { return nil }
             at = max(at, asked)
         }
         return at
+    }
+
+    /// When garaged, standing in, may ask its next question: a slot after its own last byte.
+    private var pollWritableAt: Instant? {
+        guard role == .standingIn, let at = writableAt else { return nil }
+        return lastOwn.map { max(at, $0 + timing.slot) } ?? at
     }
 
     /// Until when the gap lasts: with a panel, the window after its last question closes (its
@@ -482,13 +491,12 @@ public struct SecPlus1Session: OpenerSession {
             if let at = b.pressedAt { consider(at + b.held) }
         }
         if wantsPress(lightButton, light) || wantsPress(lockButton, locked) { consider(now) }
-        if role == .standingIn { consider(now) }
         return earliest
     }
 
     /// The byte to write now, most urgent first: the door's release, its toggle, a flash, the
     /// flashing's releases, the light's and the lock's buttons; standing in, the next question.
-    private mutating func nextByte(at now: Instant) -> (byte: UInt8, purpose: Purpose)? {
+    private mutating func nextByte(at now: Instant, mayAsk: Bool) -> (byte: UInt8, purpose: Purpose)? {
         if let s = sequence {
             switch s.step {
             case .pressed(let at, _) where now >= at + timing.buttonHeld:
@@ -506,7 +514,7 @@ public struct SecPlus1Session: OpenerSession {
         if let at = lockButton.pressedAt, now >= at + lockButton.held { return (SecPlus1Wire.lockRelease, .lockRelease) }
         if flashing == nil, wantsPress(lightButton, light) { return (SecPlus1Wire.lightPress, .lightPress) }
         if wantsPress(lockButton, locked) { return (SecPlus1Wire.lockPress, .lockPress) }
-        guard role == .standingIn else { return nil }
+        guard role == .standingIn, mayAsk else { return nil }
         if let i = startIndex {
             startIndex = i + 1 < SecPlus1Wire.standInStart.count ? i + 1 : nil
             return (SecPlus1Wire.standInStart[i], .poll)
