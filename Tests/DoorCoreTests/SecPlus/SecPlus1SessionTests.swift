@@ -166,6 +166,30 @@ final class SecPlus1SessionTests: XCTestCase {
 
     // MARK: The panel
 
+    /// Standing in, a press asked just after garaged's own question goes out in the next gap on
+    /// the wire (its answer, then 50 ms of quiet), not a whole 250 ms slot after the question.
+    func testAPressStandingInTakesTheNextGapNotTheNextSlot() {
+        let rig = SecPlus1Rig(.closed)
+        XCTAssertEqual(rig.session.role, .standingIn)
+        func justAsked() -> (at: Instant, byte: UInt8)? {
+            rig.opener.wire.last { $0.who == .garaged && $0.at <= rig.now && rig.now - $0.at <= .milliseconds(1) }.map { ($0.at, $0.byte) }
+        }
+        var steps = 0
+        while justAsked() == nil, steps < 1_000 { rig.run(for: .milliseconds(1)); steps += 1 }
+        guard let question = justAsked(), SecPlus1Wire.polls.contains(question.byte) else {
+            return XCTFail("no question of garaged's heard: \(rig.opener.written.suffix(8))")
+        }
+        let asked = rig.now
+        XCTAssertEqual(rig.request(open: true).reply, .ok)
+        rig.run(for: .milliseconds(400))
+        guard let i = rig.opener.wire.firstIndex(where: { $0.who == .garaged && $0.byte == SecPlus1Wire.doorPress && $0.at >= asked }) else {
+            return XCTFail("no press: \(rig.opener.written)")
+        }
+        let press = rig.opener.wire[i]
+        XCTAssertLessThan(press.at - asked, .milliseconds(200), "a slot after the question would be \(question.at + .milliseconds(250) - asked)")
+        XCTAssertGreaterThanOrEqual(press.at - rig.opener.wire[i - 1].at, .milliseconds(50), "the gap rule: 50 ms after the last byte on the wire")
+    }
+
     /// Nothing is written while garaged listens for a panel; then ratgdo's start, and the three
     /// questions in turn, one byte every 250 ms. Its own questions, heard back, are not a panel's.
     func testItListensFirstThenStandsInWithRatgdosStartAndPolls() {
