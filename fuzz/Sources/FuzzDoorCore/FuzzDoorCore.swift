@@ -241,7 +241,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             case 0x04: outcome = controller.tick(at: now)
             default: outcome = controller.judgeAndAccount(Array(line), from: remote, at: now)
             }
-            for reply in outcome.replies + outcome.pushes { precondition(reply.bytes.count <= Reply.maxRecordLength) }
+            // The phones' notices are the snapshot's (`Controller.notices`), each a record as a reply is.
+            for reply in outcome.replies + controller.notices.latest { precondition(reply.bytes.count <= Reply.maxRecordLength) }
             // As the daemon does: a warning output that went on is confirmed at once.
             if outcome.door.contains(.warning(on: true)) { controller.warningShown(at: now) }
             for press in outcome.presses.map(\.reason) {
