@@ -591,7 +591,8 @@ OVERVIEW_COMING = "#8a8a8a"
 DRIVES = [
     dict(head="Relay \u2192 opener's wall button", y=9.7, link="GPIO", both=False, opener=None,
          coming=False, body="a dry-contact opener: shorting its\nbutton terminals moves the door"),
-    dict(head="Security+ 2.0 or 1.0 opener", y=7.5, link="UART", both=True, opener=("secplus2", "secplus1"),
+    # `auto` draws no box of its own: it finds which of these two wires the opener speaks.
+    dict(head="Security+ 2.0 or 1.0 opener", y=7.5, link="UART", both=True, opener=("secplus2", "secplus1", "auto"),
          coming=False, body="a yellow, or purple, red or orange learn\nbutton: its own wire, through the UART"),
 ]
 
