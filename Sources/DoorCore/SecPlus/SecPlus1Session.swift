@@ -158,6 +158,9 @@ public struct SecPlus1Session: OpenerSession {
     /// Standing in: where in ratgdo's start (nil once done), then in the polls.
     private var startIndex: Int? = 0
     private var pollIndex = 0
+    /// The last question was an answer's check, not the polling's (one check in a row at most,
+    /// so an opener answering noise cannot starve the other questions).
+    private var reasked = false
     private var lastWire: Instant?
     private var lastOwn: Instant?
     /// garaged's bytes not yet heard back, and by when they must be.
@@ -520,9 +523,26 @@ public struct SecPlus1Session: OpenerSession {
             return (SecPlus1Wire.standInStart[i], .poll)
         }
         let polls = sequence == nil ? SecPlus1Wire.polls : SecPlus1Wire.pollsWhileToggling
+        let turn = SecPlus1Wire.polls.count * SecPlus1Wire.pollsWhileToggling.count
+        if !reasked, let check = unconfirmed {
+            reasked = true
+            // The check stands for the polling's own question when that is the same one.
+            if polls[pollIndex % polls.count] == check { pollIndex = (pollIndex + 1) % turn }
+            return (check, .poll)
+        }
+        reasked = false
         let question = polls[pollIndex % polls.count]
-        pollIndex = (pollIndex + 1) % (SecPlus1Wire.polls.count * SecPlus1Wire.pollsWhileToggling.count)
+        pollIndex = (pollIndex + 1) % turn
         return (question, .poll)
+    }
+
+    /// The question whose last answer differs from the value that counts (the door first, then
+    /// the photo-eye): asked again in the next slot, so the second answer a change needs comes a
+    /// slot later, not a turn of the polling later.
+    private var unconfirmed: UInt8? {
+        if let last = door.last, last != door.confirmed { return SecPlus1Wire.askDoor }
+        if let last = obstructed.last, last != obstructed.confirmed { return SecPlus1Wire.askObstruction }
+        return nil
     }
 
     /// Whether a light or lock button should be pressed: asked, not pressed already, the

@@ -34,8 +34,10 @@ enum SecPlus1Wire {
     /// four door releases, 0x31, as an 889LM panel does; ratgdo's has none, so garaged's neither:
     /// no door byte ever goes out but for a permit.)
     static let standInStart: [UInt8] = [0x35, 0x35, 0x35, 0x35, 0x33, 0x33, 0x53, 0x53, 0x38, 0x3A, 0x3A, 0x3A, 0x39]
-    /// The polling loop, one question a slot (ratgdo's and homekit-ratgdo32's order).
-    static let polls: [UInt8] = [askDoor, askLightLock, askObstruction]
+    /// The polling loop, one question a slot: the door every other slot, so a move reaches the
+    /// audiences within two polls of 250 ms (ratgdo asks it one slot in three, then the light and
+    /// the photo-eye; here those two take turns in the slots between).
+    static let polls: [UInt8] = [askDoor, askLightLock, askDoor, askObstruction]
     /// While a sequence of toggles runs: the door asked two slots in three, so two answers in a
     /// row agree soon after it moves, the photo-eye and the light still in turn.
     static let pollsWhileToggling: [UInt8] = [askDoor, askDoor, askObstruction, askDoor, askDoor, askLightLock]

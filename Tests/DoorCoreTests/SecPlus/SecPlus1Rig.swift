@@ -40,6 +40,8 @@ struct WireOpener {
     var panelEvery: Duration?
     private var panelNext: Instant?
     private var panelIndex = 0
+    /// A wall panel's order (an 889LM's, as ratgdo and homekit-ratgdo32 read it).
+    static let panelPolls: [UInt8] = [SecPlus1Wire.askDoor, SecPlus1Wire.askLightLock, SecPlus1Wire.askObstruction]
 
     init(_ state: OpenerDoorState, kind: Kind = .notes, at now: Instant) {
         self.kind = kind
@@ -73,7 +75,7 @@ struct WireOpener {
         if let every = panelEvery {
             let next = panelNext ?? now
             if now >= next {
-                let question = SecPlus1Wire.polls[panelIndex % 3]
+                let question = Self.panelPolls[panelIndex % Self.panelPolls.count]
                 panelIndex += 1
                 put(question, .panel, at: now)
                 heard(question, at: now)

@@ -307,6 +307,58 @@ final class SecPlus1SessionTests: XCTestCase {
         XCTAssertEqual(told.last, .status(.open, obstructed: false, light: true, locked: true))
     }
 
+    /// Standing in, a move on the wire (the radio remote's, nothing written) counts within three
+    /// slots wherever in the polling it falls: the door is asked every other slot, and an answer
+    /// unlike the one that counts is asked again in the next. (One slot in three and no check, as
+    /// ratgdo polls, took up to six slots: 1.5 s.)
+    func testAMoveOnTheWireCountsWithinThreeSlotsStandingIn() {
+        var worst = Duration.zero
+        for offset in stride(from: 0, to: 1_000, by: 50) {
+            let rig = SecPlus1Rig(.closed)
+            rig.opener.travel = .seconds(600)
+            rig.run(for: .milliseconds(offset))
+            let before = rig.told.count
+            let moved = rig.now
+            rig.opener.remote(at: moved)
+            var counted: Instant?
+            while counted == nil, rig.now - moved < .seconds(3) {
+                rig.run(for: .milliseconds(5))
+                let heard = rig.told.dropFirst(before).contains { if case .status(.opening, _, _, _) = $0 { return true } else { return false } }
+                if heard { counted = rig.now }
+            }
+            guard let counted else { return XCTFail("the move from \(offset) ms into the polling never counted: \(rig.opener.written.suffix(12))") }
+            worst = max(worst, counted - moved)
+        }
+        XCTAssertLessThanOrEqual(worst, .milliseconds(800), "the door asked every other slot (500 ms), checked a slot later (250 ms), answered within 20 ms")
+    }
+
+    /// An opener whose door answers flap (noise on the wire) is asked the door at most every
+    /// other slot beyond the polling's own: the light and the photo-eye are still asked in turn.
+    func testAFlappingDoorAnswerDoesNotStarveTheOtherQuestions() {
+        var timing = SecPlus1Session.Timing()
+        timing.listenFor = .seconds(1)
+        var s = SecPlus1Session(device: "/dev/ttyAMA0", timing: timing, at: t(0))
+        var asked: [(ms: Int, byte: UInt8)] = []
+        var flap = false
+        for ms in 0..<12_000 {
+            guard let bytes = s.due(at: t(ms)).write else { continue }
+            _ = s.wrote(ok: true, at: t(ms))
+            _ = s.received(bytes, at: t(ms + 5))
+            guard let question = bytes.first, SecPlus1Wire.isQuestion(question) else { continue }
+            asked.append((ms, question))
+            flap.toggle()
+            let answer: UInt8 = question == SecPlus1Wire.askDoor ? (flap ? 0x55 : 0x52) : question == SecPlus1Wire.askObstruction ? 0x00 : 0x58
+            _ = s.received([answer], at: t(ms + 25))
+        }
+        let polling = asked.filter { $0.ms >= 5_000 }
+        XCTAssertGreaterThan(polling.count, 20, "\(asked.map(\.byte))")
+        for question in [SecPlus1Wire.askLightLock, SecPlus1Wire.askObstruction] {
+            let times = polling.filter { $0.byte == question }.map(\.ms)
+            XCTAssertFalse(times.isEmpty, "never asked \(question): \(polling.map(\.byte))")
+            for (a, b) in zip(times, times.dropFirst()) { XCTAssertLessThanOrEqual(b - a, 2_000, "asked \(question) at \(a) then \(b) ms") }
+        }
+    }
+
     /// Garbage (a byte no question awaited, an answer naming no state) is said once a minute,
     /// then counted; the pairs nobody explained and the idle 0xFF are ignored without a word.
     func testGarbageIsSaidOnceAMinuteWithItsCount() {
