@@ -779,7 +779,7 @@ if "homekit" in r:
         latency("status_to_event", lambda k: "HomeKit Security+ 2.0 opener on a pty: its STATUS written → `EVENT/1.0` of "
                 f"CurrentDoorState received (goal ≤ 5 ms): {k} ({hk['status_to_event']['samples']} STATUS packets)")
     if hk.get("secplus1_change_to_event"):
-        latency("secplus1_change_to_event", lambda k: "HomeKit Security+ 1.0 opener on a pty (garaged polling every 250 ms): "
+        latency("secplus1_change_to_event", lambda k: "HomeKit Security+ 1.0 opener on a pty (garaged standing in: the door asked every other 250 ms slot): "
                 "its door moved by its radio remote → `EVENT/1.0` of CurrentDoorState received (two answers alike; goal ≤ 600 ms): "
                 f"{k} ({hk['secplus1_change_to_event']['samples']} changes)")
 
