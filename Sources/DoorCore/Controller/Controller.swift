@@ -94,12 +94,11 @@ public struct Controller: Sendable {
     public mutating func judge(_ request: DoorRequest, at now: Instant, wall: Int64 = 0) -> Judged {
         let age = request.arrived.map { now - $0 }
         let source = request.source
-        if case .line(let bytes) = request.ask {
-            return judgeLine(bytes, from: source, at: now, wall: wall, age: age)
-        }
-        var judged = Judged(source, wall: wall, labelsBefore: labels, line: false)
+        // Decided in place: the outcome is not copied on its way to the relay.
+        var judged = Judged(source, wall: wall, labelsBefore: labels, line: request.ask.isLine)
         switch request.ask {
-        case .line: break
+        case .line(let bytes):
+            decodeAndJudge(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
         case .move(let move, let door):
             judgeMove(move, for: door, from: source, at: now, wall: wall, age: age, &judged.outcome)
         case .light(let on, let door):
@@ -133,17 +132,9 @@ public struct Controller: Sendable {
     /// the tests, the fuzzer and the benchmarks; the daemon carries out presses in between.
     public mutating func judgeAndAccount(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
                                 wall: Int64 = 0, age: Duration? = nil) -> Outcome {
-        account(judgeLine(bytes, from: source, at: now, wall: wall, age: age))
-    }
-
-    /// Judges one protocol line and decides its presses (in `outcome.presses`). `age` is how long
-    /// it waited since the kernel received it, when the transport knows.
-    private mutating func judgeLine(_ bytes: [UInt8], from source: RequestSource, at now: Instant,
-                                    wall: Int64, age: Duration?) -> Judged {
-        // Decided in place: the outcome is not copied on its way to the relay.
         var judged = Judged(source, wall: wall, labelsBefore: labels, line: true)
         decodeAndJudge(bytes, from: source, at: now, wall: wall, age: age, &judged.outcome)
-        return judged
+        return account(judged)
     }
 
     /// What the history keeps of a judged request, and who opened the door: after its presses,

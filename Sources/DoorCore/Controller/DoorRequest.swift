@@ -21,6 +21,12 @@ public struct DoorRequest: Sendable {
         /// Time passed for a door and one of its timers is due (auto-close, a hold or a warning
         /// running out, the travel, the light, "left open"): from the loop, never a channel.
         case time(door: Int)
+
+        /// A protocol line: its history records are made from the decoded command.
+        var isLine: Bool {
+            if case .line = self { return true }
+            return false
+        }
     }
 
     public var ask: Ask
