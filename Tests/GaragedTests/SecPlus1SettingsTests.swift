@@ -34,6 +34,8 @@ final class SecPlus1SettingsTests: XCTestCase {
     func testTheMiniUARTIsRefusedDirectlyOrThroughALink() throws {
         let dir = try TempFolder()
         XCTAssertTrue(MiniUART.refusal("/dev/ttyS0")?.contains("use the PL011, secplus1:/dev/ttyAMA0") ?? false)
+        let auto = MiniUART.refusal("/dev/ttyS0", for: .auto) ?? ""
+        XCTAssertTrue(auto.contains("auto may find Security+ 1.0") && auto.contains("use the PL011, auto:/dev/ttyAMA0"), "auto's fix names auto: \(auto)")
         XCTAssertEqual(symlink("/dev/ttyS0", dir.file("serial0")), 0)
         XCTAssertEqual(symlink("serial0", dir.file("opener")), 0)
         XCTAssertTrue(MiniUART.refusal(dir.file("serial0"))?.hasPrefix("\(dir.file("serial0")) is the Raspberry Pi's mini UART (ttyS0), which has no parity") ?? false)

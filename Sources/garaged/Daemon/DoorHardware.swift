@@ -33,7 +33,7 @@ struct DoorHardware {
                 opener = try SerialPort(path: device, line: SecPlus1Session.line)
             case .auto(let device)?:
                 // It may find Security+ 1.0: the same UART as for secplus1. The search sets the line.
-                if let why = MiniUART.refusal(device) { throw RelayError(why) }
+                if let why = MiniUART.refusal(device, for: .auto) { throw RelayError(why) }
                 opener = try SerialPort(path: device, line: SecPlus2Session.line)
             case nil:
                 let line = try settings.relay.open(activeLow: settings.activeLow, clock: clock)

@@ -40,7 +40,7 @@ extension DoctorChecks {
         case .secPlus2: example = "secplus2:/dev/serial0 on a Pi 3, 4, 400 or Zero 2 W, secplus2:/dev/ttyAMA0 on a Pi 5"
         case .secPlus1, .auto:
             example = "\(spec.kind == .auto ? "auto" : "secplus1"):/dev/ttyAMA0 (the PL011: with dtoverlay=miniuart-bt on a Pi 3, 4, 400 or Zero 2 W, dtparam=uart0=on on a Pi 5)"
-            if let why = MiniUART.refusal(device) {
+            if let why = MiniUART.refusal(device, for: spec.kind) {
                 report.add(.fail, role, why)
                 return
             }

@@ -1,3 +1,4 @@
+import DoorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,11 +8,12 @@ import Glibc
 /// `doctor`, naming the PL011 to use instead.
 enum MiniUART {
     /// Why `device` cannot carry Security+ 1.0 (it is the mini UART, or a link that leads there),
-    /// and what to do; nil when it can.
-    static func refusal(_ device: String) -> String? {
+    /// and what to do, in the words of the setting given (`secplus1:` or `auto:`); nil when it can.
+    static func refusal(_ device: String, for kind: OpenerKind = .secPlus1) -> String? {
         guard chain(device).contains(where: { $0.split(separator: "/").last == "ttyS0" }) else { return nil }
-        return "\(device) is the Raspberry Pi's mini UART (ttyS0), which has no parity, and Security+ 1.0 needs even parity: "
-            + "use the PL011, secplus1:/dev/ttyAMA0 (on a Pi 3, 4, 400 or Zero 2 W give it to the GPIO pins with dtoverlay=disable-bt "
+        let needs = kind == .auto ? "auto may find Security+ 1.0, which needs even parity" : "Security+ 1.0 needs even parity"
+        return "\(device) is the Raspberry Pi's mini UART (ttyS0), which has no parity, and \(needs): "
+            + "use the PL011, \(kind.id):/dev/ttyAMA0 (on a Pi 3, 4, 400 or Zero 2 W give it to the GPIO pins with dtoverlay=disable-bt "
             + "or dtoverlay=miniuart-bt in config.txt; on a Pi 5, dtparam=uart0=on), and reboot"
     }
 
